@@ -1,0 +1,235 @@
+import { SingleBar } from "cli-progress";
+import { type Command, CommanderError } from "commander";
+import { RecordFileError, type RecordSource, readRecords } from "../client/read-records.js";
+import {
+  BATCH_LIMITS,
+  type BatchReport,
+  type RetryNotice,
+  type SubmissionVersion,
+  type SubmitResult,
+  submitBatches,
+} from "../client/report-client.js";
+
+export type SubmitIo = {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Record<string, string | undefined>;
+  /** Test seams: replace the waits between retries and the HTTP client. */
+  sleep?: (ms: number) => Promise<void>;
+  fetch?: typeof fetch;
+};
+
+export type SubmitCommandOptions = {
+  url?: string;
+  key?: string;
+  v1?: boolean;
+  dryRun?: boolean;
+  batchSize?: string;
+  json?: boolean;
+};
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+class UsageError extends Error {}
+
+/** Adds `submit <file>`; the exit code goes to `process.exitCode`. */
+export function registerSubmitCommand(program: Command, io: SubmitIo): Command {
+  return program
+    .command("submit")
+    .description("submit report records from a CSV or JSON file to the reporting service")
+    .argument("<file>", "records: .csv with a header row of field names, or .json")
+    .option("--url <url>", "base URL of the service (default: $TRADING_REPORTS_URL)")
+    .option("--key <key>", "API key (default: $TRADING_REPORTS_API_KEY, which keeps it out of ps)")
+    .option("--v1", "submit through the v1 schema instead of v2")
+    .option("--dry-run", "validate only; the service stores nothing")
+    .option("--batch-size <n>", "records per request (default and maximum: v2 300, v1 1000)")
+    .option("--json", "print a machine-readable summary on stdout")
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .exitOverride((error) => {
+      // Commander's own usage errors (unknown option, missing argument) exit 1 by default;
+      // the contract says 2. Throwing hands the error to whoever awaits parseAsync.
+      const exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      process.exitCode = exitCode;
+      throw new CommanderError(exitCode, error.code, error.message);
+    })
+    .action(async (file: string, options: SubmitCommandOptions) => {
+      process.exitCode = await runSubmit(file, options, io);
+    });
+}
+
+/** The whole command, returning its exit code. */
+export async function runSubmit(
+  file: string,
+  options: SubmitCommandOptions,
+  io: SubmitIo,
+): Promise<number> {
+  let settings: ReturnType<typeof resolveSettings>;
+  let source: RecordSource;
+  try {
+    settings = resolveSettings(options, io.env);
+    source = await readRecords(file);
+    if (source.records.length === 0) throw new UsageError(`${file}: no records to submit`);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof RecordFileError)) throw error;
+    io.stderr.write(`submit: ${error.message}\n`);
+    return EXIT_USAGE;
+  }
+
+  const progress = createProgress(io.stderr, source, settings.dryRun);
+  let result: SubmitResult;
+  try {
+    result = await submitBatches({
+      ...settings,
+      records: source.records,
+      fetch: io.fetch,
+      sleep: io.sleep,
+      onBatch: progress.batch,
+      onRetry: progress.retry,
+    });
+  } finally {
+    progress.stop();
+  }
+
+  if (result.unauthorized !== undefined) {
+    io.stderr.write(
+      `submit: the service refused the API key (${result.unauthorized}); ` +
+        "check --key or TRADING_REPORTS_API_KEY. Nothing more was sent.\n",
+    );
+  }
+  const summary = options.json
+    ? `${JSON.stringify(jsonSummary(result, source, settings))}\n`
+    : humanSummary(result, source, settings.dryRun);
+  io.stdout.write(summary);
+  return result.rejected.length > 0 || result.failedBatches.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+function resolveSettings(options: SubmitCommandOptions, env: Record<string, string | undefined>) {
+  const url = options.url ?? env.TRADING_REPORTS_URL;
+  if (!url) throw new UsageError("missing --url (or TRADING_REPORTS_URL)");
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`invalid --url '${url}'`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(`invalid --url '${url}': expected http:// or https://`);
+  }
+  const key = options.key ?? env.TRADING_REPORTS_API_KEY;
+  if (!key) throw new UsageError("missing API key: pass --key or set TRADING_REPORTS_API_KEY");
+
+  const version: SubmissionVersion = options.v1 ? "v1" : "v2";
+  const limit = BATCH_LIMITS[version];
+  const batchSize = options.batchSize === undefined ? limit : Number(options.batchSize);
+  if (!/^\d+$/.test(options.batchSize ?? "1") || batchSize < 1 || batchSize > limit) {
+    throw new UsageError(`--batch-size must be an integer from 1 to ${limit} for ${version}`);
+  }
+  return { url, key, version, batchSize, dryRun: options.dryRun === true };
+}
+
+/** A progress bar on a terminal; one plain line per batch (or retry) otherwise. */
+function createProgress(stderr: NodeJS.WritableStream, source: RecordSource, dryRun: boolean) {
+  const total = source.records.length;
+  const isTty = "isTTY" in stderr && stderr.isTTY === true;
+  const bar = isTty
+    ? new SingleBar({
+        stream: stderr,
+        format: `${dryRun ? "validating" : "submitting"} [{bar}] {value}/{total} records {status}`,
+        hideCursor: true,
+      })
+    : undefined;
+  bar?.start(total, 0, { status: "" });
+  let done = 0;
+  return {
+    batch(report: BatchReport) {
+      done += report.size;
+      if (bar) return bar.update(done, { status: "" });
+      stderr.write(`batch ${report.batch}/${report.batches} (${range(source, report)}): `);
+      stderr.write(`${report.outcome}\n`);
+    },
+    retry(notice: RetryNotice) {
+      const wait = `retrying in ${Math.ceil(notice.delayMs / 1000)}s`;
+      if (bar) return bar.update(done, { status: `(${notice.reason}; ${wait})` });
+      stderr.write(`batch ${notice.batch}: ${notice.reason}; ${wait}\n`);
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
+
+function humanSummary(result: SubmitResult, source: RecordSource, dryRun: boolean): string {
+  const rejectedRecords = new Set(result.rejected.map((rejection) => rejection.index)).size;
+  let head = `created ${result.created}, updated ${result.updated}, rejected ${rejectedRecords}`;
+  if (result.rejectedBatches > 0) {
+    head += ` (records of rejected batches not stored: ${result.notStored})`;
+  }
+  const failed = result.failedBatches;
+  if (failed.length > 0) {
+    const records = failed.reduce((sum, batch) => sum + batch.size, 0);
+    head += `, failed batches ${failed.length} (records not stored: ${records})`;
+  }
+  const lines = [dryRun ? `dry run, nothing stored: ${head}` : head];
+  for (const rejection of result.rejected) {
+    const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
+    lines.push(`${source.locate(rejection.index)}${field}: ${describe(rejection, source)}`);
+  }
+  for (const batch of failed.filter((entry) => !entry.notSent)) {
+    lines.push(`batch ${batch.batch} (${range(source, batch)}) not stored: ${batch.message}`);
+  }
+  const unsent = failed.filter((entry) => entry.notSent);
+  const [first, last] = [unsent[0], unsent.at(-1)];
+  if (first && last) {
+    const span = { offset: first.offset, size: last.offset + last.size - first.offset };
+    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): API key refused`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function jsonSummary(
+  result: SubmitResult,
+  source: RecordSource,
+  settings: { version: SubmissionVersion; dryRun: boolean; batchSize: number },
+) {
+  return {
+    ok: result.rejected.length === 0 && result.failedBatches.length === 0,
+    version: settings.version,
+    dryRun: settings.dryRun,
+    records: source.records.length,
+    batches: Math.ceil(source.records.length / settings.batchSize),
+    created: result.created,
+    updated: result.updated,
+    rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
+    rejectedBatches: result.rejectedBatches,
+    notStored: result.notStored,
+    rejected: result.rejected.map((rejection) => ({
+      ...rejection,
+      location: source.locate(rejection.index),
+      ...(rejection.related === undefined
+        ? {}
+        : { relatedLocation: source.locate(rejection.related) }),
+    })),
+    failedBatches: result.failedBatches.map((batch) => ({
+      ...batch,
+      location: range(source, batch),
+    })),
+    unauthorized: result.unauthorized ?? null,
+  };
+}
+
+/** Server messages name other records by batch position (`data.3`): name them as in the file. */
+function describe(rejection: { message: string; related?: number }, source: RecordSource): string {
+  const { related } = rejection;
+  if (related === undefined) return rejection.message;
+  return rejection.message.replace(/\bdata\.\d+\b/, source.locate(related));
+}
+
+function range(source: RecordSource, batch: { offset: number; size: number }): string {
+  const first = source.locate(batch.offset);
+  return batch.size === 1 ? first : `${first} to ${source.locate(batch.offset + batch.size - 1)}`;
+}

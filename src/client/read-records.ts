@@ -1,0 +1,203 @@
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { parse } from "csv-parse/sync";
+import { METRICS } from "../domain/report.js";
+
+/** Records read from a submission file, with a way to point the user back at each one. */
+export type RecordSource = {
+  records: unknown[];
+  /**
+   * Where record `index` (zero-based) sits in the file: `line N`, or `record N` (one-based)
+   * for JSON whose records do not each start on a line of their own.
+   */
+  locate: (index: number) => string;
+};
+
+/** The file cannot be used as input (missing, unreadable, malformed): a usage error. */
+export class RecordFileError extends Error {
+  override name = "RecordFileError";
+}
+
+const NUMERIC_COLUMNS: ReadonlySet<string> = new Set(METRICS);
+/** Plain decimal notation only: "0x10", "1_000" or "Infinity" stay strings for the server to judge. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Reads `FILE.csv` or `FILE.json` (by extension) into records ready for submission. */
+export async function readRecords(file: string): Promise<RecordSource> {
+  const extension = extname(file).toLowerCase();
+  if (extension !== ".csv" && extension !== ".json") {
+    throw new RecordFileError(`${file}: unsupported file type, expected .csv or .json`);
+  }
+  let content: Buffer;
+  try {
+    content = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
+    throw new RecordFileError(`${file}: cannot read file (${reason ?? String(error)})`);
+  }
+  return extension === ".csv" ? parseCsv(content, file) : parseJson(content.toString("utf8"), file);
+}
+
+/**
+ * Header row = field names. Metric cells holding a plain finite number become numbers; any
+ * other metric cell stays a string so that the server names the problem. Empty cells are
+ * left out so that v1 defaults apply.
+ */
+export function parseCsv(content: Buffer, file = "input"): RecordSource {
+  let rows: Array<{ record: string[]; info: { bytes: number } }>;
+  try {
+    // With `info`, each row is `{ record, info }`; the typings only describe plain rows.
+    rows = parse(content, {
+      info: true,
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+    }) as unknown as typeof rows;
+  } catch (error) {
+    throw new RecordFileError(`${file}: invalid CSV: ${(error as Error).message}`);
+  }
+  const [header, ...data] = rows;
+  if (header === undefined)
+    throw new RecordFileError(`${file}: empty CSV file, expected a header row`);
+  const columns = header.record;
+  const seen = new Set<string>();
+  for (const [position, name] of columns.entries()) {
+    if (name === "") throw new RecordFileError(`${file}: header column ${position + 1} is empty`);
+    if (seen.has(name)) throw new RecordFileError(`${file}: header column '${name}' appears twice`);
+    seen.add(name);
+  }
+
+  const records = data.map(({ record }) => {
+    const fields: Record<string, string | number> = {};
+    for (const [position, cell] of record.entries()) {
+      const name = columns[position];
+      if (name === undefined || cell === "") continue;
+      fields[name] = NUMERIC_COLUMNS.has(name) ? toNumber(cell) : cell;
+    }
+    return fields;
+  });
+
+  // csv-parse miscounts lines around CRLF inside quoted cells, so lines are counted here from
+  // the byte offset where each record ends (the next record starts after any blank lines).
+  const lines: number[] = [];
+  let offset = header.info.bytes;
+  let line = 1 + countNewlines(content, 0, offset);
+  for (const row of data) {
+    let start = offset;
+    while (content[start] === 0x0a || content[start] === 0x0d) start++;
+    line += countNewlines(content, offset, start);
+    lines.push(line);
+    line += countNewlines(content, start, row.info.bytes);
+    offset = row.info.bytes;
+  }
+  return { records, locate: (index) => `line ${lines[index] ?? "?"}` };
+}
+
+/** Either an array of records or `{ "data": [...] }`. */
+export function parseJson(text: string, file = "input"): RecordSource {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let document: unknown;
+  try {
+    document = JSON.parse(source);
+  } catch (error) {
+    throw new RecordFileError(`${file}: invalid JSON: ${(error as Error).message}`);
+  }
+  const records = Array.isArray(document)
+    ? document
+    : isObject(document) && Array.isArray(document.data)
+      ? document.data
+      : undefined;
+  if (records === undefined) {
+    throw new RecordFileError(`${file}: expected an array of records or an object with "data"`);
+  }
+  const offsets = recordOffsets(source);
+  const lines = offsets.length === records.length ? offsetsToLines(source, offsets) : [];
+  // Line numbers only help when each record starts on its own line (not in minified JSON).
+  if (lines.length === 0 || new Set(lines).size !== lines.length) {
+    return { records, locate: (index) => `record ${index + 1}` };
+  }
+  return { records, locate: (index) => `line ${lines[index] ?? "?"}` };
+}
+
+function toNumber(cell: string): string | number {
+  if (!DECIMAL.test(cell)) return cell;
+  const value = Number(cell);
+  return Number.isFinite(value) ? value : cell;
+}
+
+function countNewlines(content: Buffer, from: number, to: number): number {
+  let count = 0;
+  for (let i = from; i < to && i < content.length; i++) if (content[i] === 0x0a) count++;
+  return count;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+type Frame = {
+  kind: "array" | "object";
+  holdsRecords: boolean;
+  key?: string;
+  expectingKey: boolean;
+};
+
+/**
+ * Offsets where each element of the records array starts (the root array, or the array under
+ * the root's "data" key; a repeated "data" key wins last, like JSON.parse). The text is valid
+ * JSON already, so a scan of strings and brackets is enough.
+ */
+function recordOffsets(text: string): number[] {
+  let offsets: number[] = [];
+  const stack: Frame[] = [];
+  let atElementStart = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === " " || ch === "\n" || ch === "\r" || ch === "\t") continue;
+    const top = stack.at(-1);
+    if (top?.holdsRecords && atElementStart && ch !== "]") offsets.push(i);
+    atElementStart = false;
+    if (ch === '"') {
+      const end = stringEnd(text, i);
+      if (top?.kind === "object" && top.expectingKey) {
+        top.key = JSON.parse(text.slice(i, end + 1)) as string;
+        top.expectingKey = false;
+      }
+      i = end;
+    } else if (ch === ",") {
+      if (top?.kind === "object") top.expectingKey = true;
+      else atElementStart = top?.holdsRecords === true;
+    } else if (ch === "{") {
+      stack.push({ kind: "object", holdsRecords: false, expectingKey: true });
+    } else if (ch === "[") {
+      const holdsRecords =
+        top === undefined || (stack.length === 1 && top.kind === "object" && top.key === "data");
+      if (holdsRecords) offsets = [];
+      stack.push({ kind: "array", holdsRecords, expectingKey: false });
+      atElementStart = holdsRecords;
+    } else if (ch === "}" || ch === "]") {
+      stack.pop();
+    }
+  }
+  return offsets;
+}
+
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return text.length;
+}
+
+function offsetsToLines(text: string, offsets: number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let position = 0;
+  for (const offset of offsets) {
+    for (; position < offset; position++) if (text.charCodeAt(position) === 10) line++;
+    lines.push(line);
+  }
+  return lines;
+}

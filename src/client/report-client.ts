@@ -1,0 +1,271 @@
+import { z } from "zod";
+
+export type SubmissionVersion = "v1" | "v2";
+
+/** Records per request the service accepts (contract section 2). */
+export const BATCH_LIMITS: Readonly<Record<SubmissionVersion, number>> = { v1: 1000, v2: 300 };
+
+/** A problem the service reported for one record; `index` is zero-based in the whole input. */
+export type Rejection = {
+  index: number;
+  field?: string;
+  message: string;
+  /** Another record the message refers to (for a duplicate key, the earlier record). */
+  related?: number;
+};
+
+/** A batch that was not stored for a reason other than problems with its records. */
+export type FailedBatch = {
+  batch: number;
+  offset: number;
+  size: number;
+  status?: number;
+  message: string;
+  /** True for batches left unsent after the service refused the API key. */
+  notSent?: boolean;
+};
+
+export type BatchOutcome = "accepted" | "rejected" | "failed" | "skipped";
+
+export type BatchReport = {
+  batch: number;
+  batches: number;
+  offset: number;
+  size: number;
+  outcome: BatchOutcome;
+  attempts: number;
+};
+
+export type RetryNotice = {
+  batch: number;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+};
+
+export type SubmitBatchesOptions = {
+  url: string;
+  key: string;
+  version: SubmissionVersion;
+  dryRun: boolean;
+  records: readonly unknown[];
+  /** Defaults to, and may not exceed, the version's limit. */
+  batchSize?: number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  /** Retries per batch after the first attempt (429, 408, 5xx, network errors). Default 4. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default 60 s. */
+  timeoutMs?: number;
+  onBatch?: (report: BatchReport) => void;
+  onRetry?: (notice: RetryNotice) => void;
+};
+
+export type SubmitResult = {
+  created: number;
+  updated: number;
+  /** Every record problem, in record order; a record may have several. */
+  rejected: Rejection[];
+  /** Batches refused because of record problems (atomic: none of their records stored). */
+  rejectedBatches: number;
+  /** Records of rejected batches that had no problem of their own yet were not stored. */
+  notStored: number;
+  failedBatches: FailedBatch[];
+  /** Set when the service refused the API key (401): later batches were not sent. */
+  unauthorized?: string;
+};
+
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 30_000;
+/** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
+const MAX_RETRY_AFTER_MS = 300_000;
+
+const problemBodySchema = z.object({
+  message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
+});
+const countsSchema = z.object({ createdCount: z.number(), updatedCount: z.number() });
+const messageSchema = z.object({ message: z.string() });
+
+type Attempt =
+  | { kind: "response"; status: number; body: unknown; text: string; retryAfterMs?: number }
+  | { kind: "network"; message: string };
+
+/**
+ * Sends the records in sequential batches (the service stores each batch atomically) and
+ * maps the service's problems back to input record indexes.
+ */
+export async function submitBatches(options: SubmitBatchesOptions): Promise<SubmitResult> {
+  const limit = BATCH_LIMITS[options.version];
+  const batchSize = options.batchSize ?? limit;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > limit) {
+    throw new RangeError(`batch size must be an integer from 1 to ${limit} for ${options.version}`);
+  }
+  const endpoint = `${options.url.replace(/\/+$/, "")}/api/${options.version}/report`;
+  const batches = Math.ceil(options.records.length / batchSize);
+  const result: SubmitResult = {
+    created: 0,
+    updated: 0,
+    rejected: [],
+    rejectedBatches: 0,
+    notStored: 0,
+    failedBatches: [],
+  };
+
+  for (let batch = 1; batch <= batches; batch++) {
+    const offset = (batch - 1) * batchSize;
+    const records = options.records.slice(offset, offset + batchSize);
+    const report = { batch, batches, offset, size: records.length };
+    if (result.unauthorized !== undefined) {
+      const message = "not sent: the API key was refused";
+      result.failedBatches.push({ batch, offset, size: records.length, message, notSent: true });
+      options.onBatch?.({ ...report, outcome: "skipped", attempts: 0 });
+      continue;
+    }
+    const { attempt, attempts } = await sendWithRetries(endpoint, records, batch, options);
+    const outcome = applyAttempt(result, attempt, report);
+    options.onBatch?.({ ...report, outcome, attempts });
+  }
+  return result;
+}
+
+async function sendWithRetries(
+  endpoint: string,
+  records: readonly unknown[],
+  batch: number,
+  options: SubmitBatchesOptions,
+): Promise<{ attempt: Attempt; attempts: number }> {
+  const maxRetries = options.maxRetries ?? 4;
+  const sleep = options.sleep ?? ((ms: number) => new Promise((done) => setTimeout(done, ms)));
+  const body = JSON.stringify({ data: records });
+  for (let attempts = 1; ; attempts++) {
+    const attempt = await send(endpoint, body, options);
+    if (!isRetryable(attempt) || attempts > maxRetries) return { attempt, attempts };
+    const backoff = Math.min(BASE_DELAY_MS * 2 ** (attempts - 1), MAX_DELAY_MS);
+    const delayMs = attempt.kind === "response" ? (attempt.retryAfterMs ?? backoff) : backoff;
+    options.onRetry?.({ batch, attempt: attempts, delayMs, reason: describeFailure(attempt) });
+    await sleep(delayMs);
+  }
+}
+
+async function send(
+  endpoint: string,
+  body: string,
+  options: SubmitBatchesOptions,
+): Promise<Attempt> {
+  const headers: Record<string, string> = {
+    Authorization: options.key,
+    "Content-Type": "application/json",
+    Accept: "application/json",
+  };
+  if (options.dryRun) headers["x-dry-run"] = "true";
+  try {
+    const response = await (options.fetch ?? fetch)(endpoint, {
+      method: "POST",
+      headers,
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+    });
+    const text = await response.text();
+    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+    return { kind: "response", status: response.status, body: parseBody(text), text, retryAfterMs };
+  } catch (error) {
+    return { kind: "network", message: networkMessage(error) };
+  }
+}
+
+/** Adds one batch's final attempt to the result and says how the batch ended. */
+function applyAttempt(
+  result: SubmitResult,
+  attempt: Attempt,
+  batch: { batch: number; offset: number; size: number },
+): BatchOutcome {
+  const failed = (message: string, status?: number): BatchOutcome => {
+    result.failedBatches.push({ ...batch, status, message });
+    return "failed";
+  };
+  if (attempt.kind === "network") return failed(describeFailure(attempt));
+  const { status, body } = attempt;
+
+  if (status === 200 || status === 201) {
+    const counts = countsSchema.safeParse(body);
+    if (!counts.success) return failed("unexpected response body from the service", status);
+    result.created += counts.data.createdCount;
+    result.updated += counts.data.updatedCount;
+    return "accepted";
+  }
+  if (status === 401) {
+    const message = messageSchema.safeParse(body);
+    result.unauthorized = message.success ? message.data.message : "Unauthorized";
+    return failed(`the API key was refused: ${result.unauthorized}`, status);
+  }
+  const problems = status === 400 ? problemBodySchema.safeParse(body) : undefined;
+  if (!problems?.success) return failed(describeFailure(attempt), status);
+
+  const mapped = problems.data.message.map((problem) => toRejection(problem, batch));
+  const rejections = mapped.filter((entry): entry is Rejection => "index" in entry);
+  const batchProblems = mapped.filter((entry) => !("index" in entry)).map((entry) => entry.message);
+  if (batchProblems.length > 0 || rejections.length === 0) {
+    result.rejected.push(...rejections);
+    return failed(batchProblems.join("; ") || "rejected without a reason", status);
+  }
+  result.rejected.push(...rejections);
+  result.rejectedBatches += 1;
+  result.notStored += batch.size - new Set(rejections.map((entry) => entry.index)).size;
+  return "rejected";
+}
+
+/** `data.<i>.<field>` -> input index `offset + i` and the field; anything else is batch-wide. */
+function toRejection(
+  problem: { path?: string; message: string },
+  batch: { offset: number; size: number },
+): Rejection | { message: string } {
+  const match = /^data\.(\d+)(?:\.(.+))?$/.exec(problem.path ?? "");
+  const position = Number(match?.[1]);
+  if (!match || position >= batch.size) {
+    return { message: problem.path ? `${problem.path}: ${problem.message}` : problem.message };
+  }
+  const rejection: Rejection = { index: batch.offset + position, message: problem.message };
+  if (match[2] !== undefined) rejection.field = match[2];
+  const related = /\bdata\.(\d+)\b/.exec(problem.message);
+  if (related && Number(related[1]) < batch.size) {
+    rejection.related = batch.offset + Number(related[1]);
+  }
+  return rejection;
+}
+
+function isRetryable(attempt: Attempt): boolean {
+  if (attempt.kind === "network") return true;
+  return attempt.status === 408 || attempt.status === 429 || attempt.status >= 500;
+}
+
+function describeFailure(attempt: Attempt): string {
+  if (attempt.kind === "network") return attempt.message;
+  const message = messageSchema.safeParse(attempt.body);
+  const detail = message.success ? message.data.message : attempt.text.trim().slice(0, 200);
+  return `HTTP ${attempt.status}${detail ? `: ${detail}` : ""}`;
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After is either delay-seconds or an HTTP date. */
+function parseRetryAfter(header: string | null): number | undefined {
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
+function networkMessage(error: unknown): string {
+  if (error instanceof Error && error.name === "TimeoutError") return "request timed out";
+  const cause = error instanceof Error ? error.cause : undefined;
+  const detail =
+    cause instanceof Error ? cause.message : error instanceof Error ? error.message : "";
+  return `network error${detail ? `: ${detail}` : ""}`;
+}

@@ -1,0 +1,90 @@
+import { z } from "zod";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** The whole environment the service reads, parsed once at start-up. */
+const environmentSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: positiveInt(1200),
+  MAX_IN_FLIGHT_REQUESTS: positiveInt(64),
+  REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  DB_POOL_SIZE: positiveInt(10),
+  DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
+  DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
+  REFERENCE_DATA_CHECK_MS: z.coerce.number().int().nonnegative().default(1_000),
+  COINGECKO_BASE_URL: z.string().url().optional(),
+  COINGECKO_API_KEY: z.string().min(1).optional(),
+  COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
+});
+
+export type Config = {
+  database: DatabaseConfig;
+  logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
+  http: HttpConfig;
+  referenceDataCheckMs: number;
+  coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
+};
+
+export type DatabaseConfig =
+  | {
+      kind: "postgres";
+      url: string;
+      poolSize: number;
+      statementTimeoutMs: number;
+      connectTimeoutMs: number;
+    }
+  | { kind: "pglite"; dataDir: string | undefined };
+
+export type HttpConfig = {
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  maxInFlightRequests: number;
+  requestTimeoutMs: number;
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join(".")}: ${issue.message}`,
+    );
+    throw new ConfigError(`invalid environment: ${problems.join("; ")}`);
+  }
+  const e = parsed.data;
+  return {
+    database: databaseConfig(e),
+    logLevel: e.LOG_LEVEL,
+    http: {
+      bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      maxInFlightRequests: e.MAX_IN_FLIGHT_REQUESTS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    },
+    referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
+    coinGecko: {
+      baseUrl: e.COINGECKO_BASE_URL,
+      apiKey: e.COINGECKO_API_KEY,
+      keyType: e.COINGECKO_KEY_TYPE,
+    },
+  };
+}
+
+function databaseConfig(e: z.infer<typeof environmentSchema>): DatabaseConfig {
+  if (e.DATABASE_URL === undefined) return { kind: "pglite", dataDir: e.DATA_DIR };
+  if (e.DATABASE_URL.startsWith("memory://")) return { kind: "pglite", dataDir: undefined };
+  return {
+    kind: "postgres",
+    url: e.DATABASE_URL,
+    poolSize: e.DB_POOL_SIZE,
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,39 @@
+import type { ReferenceData } from "./reference-data.js";
+import type { EligibilityReason, InstrumentType } from "./report.js";
+
+/** The market a report is matched against: exchange, base, quote and instrument type. */
+export type MarketPair = {
+  exchangeId: string;
+  baseCoinId: string;
+  instrumentType: InstrumentType;
+  /** Set for crypto quotes; matched against the market's quote coin id. */
+  quoteCoinId: string | null;
+  /** Used when there is no quote coin id; matched against the market's quote symbol. */
+  quoteSymbol: string;
+};
+
+/** The outcome of matching a pair with market data, before the report's date is considered. */
+export type MarketMatch = { reason: EligibilityReason } | { collectedSince: string };
+
+/** Spec section 3, reasons 1 to 3, in that order of precedence. */
+export function matchMarket(pair: MarketPair, ref: ReferenceData): MarketMatch {
+  const exchange = ref.exchanges.get(pair.exchangeId);
+  if (exchange === undefined || !exchange.marketData) {
+    return { reason: "exchange_market_data_missing" };
+  }
+  const markets = ref.marketsOf(pair.exchangeId, pair.baseCoinId, pair.instrumentType);
+  if (markets.length === 0) return { reason: "base_not_traded" };
+  const market = markets.find((m) =>
+    pair.quoteCoinId !== null
+      ? m.quoteCoinId === pair.quoteCoinId
+      : m.quoteSymbol === pair.quoteSymbol.toUpperCase(),
+  );
+  if (market === undefined) return { reason: "pair_not_found" };
+  return { collectedSince: market.collectedSince };
+}
+
+/** Reason 4 on top of the match: a report dated before collection started for its pair. */
+export function eligibilityReasonOf(date: string, match: MarketMatch): EligibilityReason | null {
+  if ("reason" in match) return match.reason;
+  return date < match.collectedSince ? "before_collection_start" : null;
+}

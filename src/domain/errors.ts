@@ -1,0 +1,39 @@
+/** One problem of a bad request: where (`data.3.bidDepth50`) and what. */
+export type Problem = { path?: string; message: string };
+
+/**
+ * Every failure the service reports on purpose. Only `http/errors.ts` knows which HTTP status
+ * and body each kind becomes.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly kind: "invalid" | "unauthenticated" | "not_found" | "conflict" | "unavailable";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The input breaks the rules; `problems` lists every one of them, in input order. */
+export class ValidationError extends DomainError {
+  readonly kind = "invalid";
+  constructor(readonly problems: Problem[]) {
+    super(problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join("; "));
+  }
+}
+
+export class AuthenticationError extends DomainError {
+  readonly kind = "unauthenticated";
+}
+
+export class NotFoundError extends DomainError {
+  readonly kind = "not_found";
+}
+
+export class ConflictError extends DomainError {
+  readonly kind = "conflict";
+}
+
+/** A dependency (the database) cannot be reached now; the caller should retry later. */
+export class UnavailableError extends DomainError {
+  readonly kind = "unavailable";
+}

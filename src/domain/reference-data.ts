@@ -1,0 +1,64 @@
+import type { InstrumentType } from "./report.js";
+
+export type Coin = { id: string; symbol: string; name: string };
+
+export type Exchange = {
+  id: string;
+  name: string;
+  spot: boolean;
+  derivatives: boolean;
+  marketData: boolean;
+  group: string;
+};
+
+export type Market = {
+  exchangeId: string;
+  baseCoinId: string;
+  quoteCoinId: string | null;
+  quoteSymbol: string;
+  instrumentType: InstrumentType;
+  collectedSince: string;
+};
+
+export type ReferenceSnapshot = { coins: Coin[]; exchanges: Exchange[]; markets: Market[] };
+
+/** Coins, exchanges and markets, indexed for the lookups validation and eligibility make. */
+export class ReferenceData {
+  readonly coins: ReadonlyMap<string, Coin>;
+  readonly exchanges: ReadonlyMap<string, Exchange>;
+  private readonly groups = new Map<string, Exchange[]>();
+  private readonly markets = new Map<string, Market[]>();
+
+  constructor(readonly snapshot: ReferenceSnapshot) {
+    this.coins = new Map(snapshot.coins.map((c) => [c.id, c]));
+    this.exchanges = new Map(snapshot.exchanges.map((e) => [e.id, e]));
+    const byId = [...snapshot.exchanges].sort((a, b) => (a.id < b.id ? -1 : 1));
+    for (const exchange of byId) pushTo(this.groups, exchange.group, exchange);
+    for (const market of snapshot.markets) {
+      pushTo(
+        this.markets,
+        marketsKey(market.exchangeId, market.baseCoinId, market.instrumentType),
+        market,
+      );
+    }
+  }
+
+  /** The exchanges of one venue family, ordered by id. */
+  exchangesInGroup(group: string): readonly Exchange[] {
+    return this.groups.get(group) ?? [];
+  }
+
+  marketsOf(exchangeId: string, baseCoinId: string, type: InstrumentType): readonly Market[] {
+    return this.markets.get(marketsKey(exchangeId, baseCoinId, type)) ?? [];
+  }
+}
+
+function marketsKey(exchangeId: string, baseCoinId: string, type: InstrumentType): string {
+  return `${exchangeId}\u0000${baseCoinId}\u0000${type}`;
+}
+
+function pushTo<V>(map: Map<string, V[]>, key: string, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}

@@ -1,0 +1,96 @@
+/** Metrics both submission versions carry (v1 defaults them). */
+export const V1_METRICS = [
+  "bidDepth50",
+  "askDepth50",
+  "bidDepth100",
+  "askDepth100",
+  "bidDepth200",
+  "askDepth200",
+  "bidAskDepth50",
+  "bidAskDepth100",
+  "bidAskDepth200",
+  "bidAskSpread",
+  "orderFillVolumeMaker",
+  "orderFillVolumeTaker",
+] as const;
+
+/** Metrics only v2 carries; null on a record last submitted through v1. */
+export const V2_ONLY_METRICS = [
+  "bidDepthTob",
+  "bidDepth10",
+  "bidDepth25",
+  "askDepthTob",
+  "askDepth10",
+  "askDepth25",
+  "topOfBookPercentage",
+  "orderFillVolumeMakerTob",
+] as const;
+
+export const METRICS = [...V1_METRICS, ...V2_ONLY_METRICS] as const;
+
+/** Metrics that are percentages, 0..100 in both versions; every other metric is >= 0. */
+export const PERCENTAGE_METRICS = new Set<Metric>(["bidAskSpread", "topOfBookPercentage"]);
+
+export type V1Metric = (typeof V1_METRICS)[number];
+export type V2OnlyMetric = (typeof V2_ONLY_METRICS)[number];
+export type Metric = (typeof METRICS)[number];
+
+export const INSTRUMENT_TYPES = ["spot", "perp"] as const;
+export type InstrumentType = (typeof INSTRUMENT_TYPES)[number];
+
+export const SUBMISSION_TYPES = ["project", "exchange", "prop"] as const;
+export type SubmissionType = (typeof SUBMISSION_TYPES)[number];
+
+export type SchemaVersion = 1 | 2;
+
+export const ELIGIBILITY_REASONS = [
+  "exchange_market_data_missing",
+  "base_not_traded",
+  "pair_not_found",
+  "before_collection_start",
+] as const;
+export type EligibilityReason = (typeof ELIGIBILITY_REASONS)[number];
+export type EligibilityStatus = "eligible" | "ineligible_market_data_missing";
+
+/**
+ * What identifies a report within its organization (spec section 3), after exchange routing.
+ * `quoteKey` is the quote coin id when given, else the upper-cased quote symbol.
+ */
+export type RecordKey = {
+  date: string;
+  exchangeId: string;
+  baseCoinId: string;
+  quoteKey: string;
+  instrumentType: InstrumentType;
+};
+
+/** A validated, routed report ready to be stored: the latest version of its key. */
+export type Report = RecordKey & {
+  quoteCoinId: string | null;
+  quoteCoinSymbol: string | null;
+  type: SubmissionType | null;
+  schemaVersion: SchemaVersion;
+  metrics: Record<V1Metric, number> & Record<V2OnlyMetric, number | null>;
+  eligibilityReason: EligibilityReason | null;
+};
+
+export function quoteKeyOf(quoteCoinId: string | null, quoteCoinSymbol: string | null): string {
+  return quoteCoinId ?? (quoteCoinSymbol ?? "").toUpperCase();
+}
+
+export function recordKeyString(key: RecordKey): string {
+  return [key.date, key.exchangeId, key.baseCoinId, key.quoteKey, key.instrumentType].join(
+    "\u0000",
+  );
+}
+
+/** Orders keys the same way in every batch so that concurrent writers lock rows in one order. */
+export function compareRecordKeys(a: RecordKey, b: RecordKey): number {
+  const x = recordKeyString(a);
+  const y = recordKeyString(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function eligibilityStatusOf(reason: EligibilityReason | null): EligibilityStatus {
+  return reason === null ? "eligible" : "ineligible_market_data_missing";
+}

@@ -1,0 +1,82 @@
+import { STATUS_CODES } from "node:http";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { DomainError, type Problem } from "../domain/errors.js";
+
+/** The body of every error response (spec section 7, CONTRACT section 2). */
+export type ErrorBody =
+  | { statusCode: 400; error: "Bad Request"; message: Problem[] }
+  | { statusCode: 401; message: string }
+  | { statusCode: number; error: string; message: string };
+
+const RETRY_AFTER_SECONDS = { unavailable: 5, overloaded: 1 };
+
+export function badRequest(problems: Problem[]): ErrorBody {
+  return { statusCode: 400, error: "Bad Request", message: problems };
+}
+
+export function errorBody(statusCode: number, message: string): ErrorBody {
+  if (statusCode === 400) return badRequest([{ message }]);
+  if (statusCode === 401) return { statusCode: 401, message };
+  return { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
+}
+
+/**
+ * Maps every error to a status and the specified body. Domain errors carry their own kind;
+ * Fastify's errors (body parsing, limits) keep their 4xx status; everything else is a 5xx
+ * whose body never shows internals (they go to the log, with the request id).
+ */
+export function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (error instanceof DomainError) {
+    switch (error.kind) {
+      case "invalid":
+        return reply
+          .code(400)
+          .send(badRequest((error as DomainError & { problems: Problem[] }).problems));
+      case "unauthenticated":
+        return reply.code(401).send(errorBody(401, error.message));
+      case "not_found":
+        return reply.code(404).send(errorBody(404, error.message));
+      case "conflict":
+        return reply.code(409).send(errorBody(409, error.message));
+      case "unavailable":
+        request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
+        reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
+        return reply.code(503).send(errorBody(503, "Service temporarily unavailable; retry later"));
+    }
+  }
+  const fastifyError = error as FastifyError;
+  const status = fastifyError.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) {
+    return reply.code(status).send(clientErrorBody(fastifyError, status));
+  }
+  request.log.error({ err: error }, "request failed");
+  return reply
+    .code(500)
+    .send(errorBody(500, "Internal server error; retry in a couple of minutes"));
+}
+
+function clientErrorBody(error: FastifyError, status: number): ErrorBody {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return badRequest([{ message: "Malformed JSON body" }]);
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return errorBody(413, "Request body is larger than the limit");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return errorBody(415, "Unsupported Media Type: send application/json");
+    default:
+      // A JSON syntax error from the body parser carries no code of its own.
+      if (status === 400 && error instanceof SyntaxError)
+        return badRequest([{ message: "Malformed JSON body" }]);
+      return errorBody(
+        status,
+        status === 400 ? error.message : (STATUS_CODES[status] ?? error.message),
+      );
+  }
+}
+
+export const overloadedRetryAfter = RETRY_AFTER_SECONDS.overloaded;

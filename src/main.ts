@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+import { run } from "./cli/program.js";
+
+const code = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});
+process.exitCode = code;

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
+import { dateSchema } from "./report.js";
+
+const id = z.string().min(1).max(200);
+
+export const coinSchema = z.strictObject({
+  id,
+  symbol: z.string().min(1).max(50),
+  name: z.string().min(1).max(200),
+});
+
+export const exchangeSchema = z.strictObject({
+  id,
+  name: z.string().min(1).max(200),
+  spot: z.boolean(),
+  derivatives: z.boolean(),
+  marketData: z.boolean(),
+  group: id.optional(),
+});
+
+export const marketSchema = z.strictObject({
+  exchangeId: id,
+  baseCoinId: id,
+  quoteCoinId: id.nullish(),
+  quoteSymbol: z.string().min(1).max(50),
+  instrumentType: z.enum(INSTRUMENT_TYPES),
+  collectedSince: dateSchema,
+});
+
+const apiKeySchema = z.union([
+  z.string().min(8).max(200),
+  z.strictObject({
+    key: z.string().min(8).max(200),
+    label: z.string().max(200).optional(),
+    revoked: z.boolean().optional(),
+  }),
+]);
+
+const engagementSchema = z
+  .strictObject({
+    baseCoinId: id,
+    type: z.enum(SUBMISSION_TYPES),
+    since: dateSchema,
+    until: dateSchema.nullish(),
+  })
+  .refine((e) => e.until == null || e.until >= e.since, {
+    message: "until must not be before since",
+    path: ["until"],
+  });
+
+const organizationSchema = z.strictObject({
+  id,
+  name: z.string().min(1).max(200),
+  apiKeys: z.array(apiKeySchema).default([]),
+  engagements: z.array(engagementSchema).default([]),
+});
+
+/** The fixture file of CONTRACT section 3: reference data, organizations, keys, engagements. */
+export const fixtureSchema = z.strictObject({
+  coins: z.array(coinSchema).default([]),
+  exchanges: z.array(exchangeSchema).default([]),
+  markets: z.array(marketSchema).default([]),
+  organizations: z.array(organizationSchema).default([]),
+});
+
+export type Fixture = z.infer<typeof fixtureSchema>;

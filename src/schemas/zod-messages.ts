@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+/**
+ * The specification quotes Zod 3's message texts ("Required", "Expected number, received
+ * string", "Number must be less than or equal to 100", ...). Zod 4 words them differently, so
+ * this one error map, installed for the whole process, reproduces Zod 3's wording.
+ */
+export function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "Required";
+      if (issue.expected === "number" && typeof issue.input === "number") {
+        return Number.isNaN(issue.input)
+          ? "Expected number, received nan"
+          : "Number must be finite";
+      }
+      return `Expected ${issue.expected}, received ${receivedType(issue.input)}`;
+    case "invalid_value":
+      if (issue.values.length > 1 || typeof issue.values[0] === "string") {
+        const expected = issue.values.map((v) => `'${String(v)}'`).join(" | ");
+        return typeof issue.input === "string"
+          ? `Invalid enum value. Expected ${expected}, received '${issue.input}'`
+          : `Expected ${expected}, received ${receivedType(issue.input)}`;
+      }
+      return undefined;
+    case "too_small":
+      return sizeMessage(issue.origin, "at least", "greater than", issue.minimum, issue.inclusive);
+    case "too_big":
+      return sizeMessage(issue.origin, "at most", "less than", issue.maximum, issue.inclusive);
+    default:
+      return undefined;
+  }
+}
+
+function sizeMessage(
+  origin: string,
+  countWord: string,
+  compareWord: string,
+  limit: number | bigint,
+  inclusive: boolean | undefined,
+): string | undefined {
+  switch (origin) {
+    case "array":
+      return `Array must contain ${countWord} ${limit} element(s)`;
+    case "string":
+      return `String must contain ${countWord} ${limit} character(s)`;
+    case "number":
+    case "int":
+      return `Number must be ${compareWord} ${inclusive ? "or equal to " : ""}${limit}`;
+    default:
+      return undefined;
+  }
+}
+
+function receivedType(input: unknown): string {
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "array";
+  if (typeof input === "number" && Number.isNaN(input)) return "nan";
+  if (input instanceof Date) return "date";
+  return typeof input;
+}
+
+z.config({ customError: zod3Message });

@@ -1,0 +1,31 @@
+import { hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
+import { AuthenticationError } from "../domain/errors.js";
+import type { OrganizationStore } from "../store/organization-store.js";
+import type { Caller } from "./submit-reports.js";
+
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * Finds the organization behind an Authorization header. The key is looked up on every
+ * request, so a key revoked by any process fails on its very next use. Its last-used time is
+ * written at most once a minute per process, to keep a write off most requests.
+ */
+export function createAuthenticator(deps: { organizations: OrganizationStore; now: () => Date }) {
+  const touchedAt = new Map<string, number>();
+  return async function authenticate(authorization: string | undefined): Promise<Caller> {
+    const key = keyFromAuthorization(authorization);
+    if (key === undefined)
+      throw new AuthenticationError("Missing API key in the Authorization header");
+    const record = await deps.organizations.findApiKeyByHash(hashApiKey(key));
+    if (record === undefined) throw new AuthenticationError("Invalid API key");
+    if (record.revokedAt !== null) throw new AuthenticationError("API key has been revoked");
+    const now = deps.now();
+    if (now.getTime() - (touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
+      touchedAt.set(record.id, now.getTime());
+      await deps.organizations.touchApiKey(record.id, now);
+    }
+    return { organizationId: record.organizationId, apiKeyId: record.id };
+  };
+}
+
+export type Authenticate = ReturnType<typeof createAuthenticator>;

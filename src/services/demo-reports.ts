@@ -1,0 +1,277 @@
+/**
+ * Deterministic demo report generator: plausible v2 submission records (spec 2.1) for the
+ * engagements of one organization of the bundled demo fixture. Same input, same output, so
+ * the demo data set (and any test built on it) never changes between runs.
+ *
+ * The fixture types below are the subset of the fixture file (CONTRACT section 3) this
+ * generator reads; they are kept local so the generator does not depend on the loader.
+ */
+
+export type DemoInstrumentType = "spot" | "perp";
+export type DemoEngagementType = "project" | "exchange" | "prop";
+
+export interface DemoFixture {
+  exchanges: { id: string; spot: boolean; derivatives: boolean; marketData: boolean }[];
+  markets: {
+    exchangeId: string;
+    baseCoinId: string;
+    quoteCoinId?: string;
+    quoteSymbol?: string;
+    instrumentType: DemoInstrumentType;
+  }[];
+  organizations: {
+    id: string;
+    engagements: {
+      baseCoinId: string;
+      type: DemoEngagementType;
+      since: string;
+      until: string | null;
+    }[];
+  }[];
+}
+
+export interface DemoReport {
+  date: string;
+  exchangeId: string;
+  baseCoinId: string;
+  quoteCoinId?: string;
+  quoteCoinSymbol?: string;
+  bidDepthTob: number;
+  bidDepth10: number;
+  bidDepth25: number;
+  bidDepth50: number;
+  bidDepth100: number;
+  bidDepth200: number;
+  askDepthTob: number;
+  askDepth10: number;
+  askDepth25: number;
+  askDepth50: number;
+  askDepth100: number;
+  askDepth200: number;
+  bidAskDepth50: number;
+  bidAskDepth100: number;
+  bidAskDepth200: number;
+  bidAskSpread: number;
+  topOfBookPercentage: number;
+  orderFillVolumeMaker: number;
+  orderFillVolumeTaker: number;
+  orderFillVolumeMakerTob: number;
+  instrumentType: DemoInstrumentType;
+  type: DemoEngagementType;
+}
+
+export interface DemoReportOptions {
+  fixture: DemoFixture;
+  organizationId: string;
+  /** The current UTC date, YYYY-MM-DD; every report is dated strictly before it. */
+  today: string;
+  /** How many days back from today to generate. */
+  days: number;
+}
+
+interface Pair {
+  exchangeId: string;
+  baseCoinId: string;
+  quote: { quoteCoinId: string } | { quoteCoinSymbol: string };
+  instrumentType: DemoInstrumentType;
+}
+
+const DAY_MS = 86_400_000;
+/** Reports on pairs without market data are only made for the last few days of a window. */
+const UNMATCHED_DAYS = 3;
+/** Relative liquidity of well-known venues; anything else gets 0.5. */
+const VENUE_WEIGHT: Record<string, number> = {
+  binance: 1.6,
+  binance_futures: 2.4,
+  okex: 1.1,
+  okex_swap: 1.8,
+  bybit_spot: 1,
+  bybit: 1.8,
+  gdax: 1,
+  kraken: 0.7,
+};
+/** Depth at each band as a share of depth at 200 bps: [min, max] for tob, 10, 25, 50, 100. */
+const DEPTH_SHAPE: [number, number][] = [
+  [0.015, 0.05],
+  [0.07, 0.14],
+  [0.18, 0.3],
+  [0.35, 0.5],
+  [0.6, 0.78],
+];
+
+export function generateDemoReports(options: DemoReportOptions): DemoReport[] {
+  const { fixture, organizationId, today, days } = options;
+  const todayMs = parseDate(today);
+  if (!Number.isInteger(days) || days < 1) throw new Error("days must be a positive integer");
+  const organization = fixture.organizations.find((o) => o.id === organizationId);
+  if (!organization) throw new Error(`Unknown organization '${organizationId}'`);
+
+  const reports: DemoReport[] = [];
+  for (const engagement of organization.engagements) {
+    const first = Math.max(parseDate(engagement.since), todayMs - days * DAY_MS);
+    const last = Math.min(
+      todayMs - DAY_MS,
+      engagement.until ? parseDate(engagement.until) : Infinity,
+    );
+    if (first > last) continue;
+    const markets: Pair[] = fixture.markets
+      .filter((m) => m.baseCoinId === engagement.baseCoinId)
+      .flatMap((m) => {
+        const quote = m.quoteCoinId
+          ? { quoteCoinId: m.quoteCoinId }
+          : m.quoteSymbol
+            ? { quoteCoinSymbol: m.quoteSymbol }
+            : undefined;
+        const { exchangeId, baseCoinId, instrumentType } = m;
+        return quote ? [{ exchangeId, baseCoinId, quote, instrumentType }] : [];
+      });
+    const unmatched = unmatchedPairs(fixture, engagement.baseCoinId);
+    for (let day = first; day <= last; day += DAY_MS) {
+      const pairs = day > last - UNMATCHED_DAYS * DAY_MS ? [...markets, ...unmatched] : markets;
+      for (const pair of pairs)
+        reports.push(makeReport(organizationId, pair, day, engagement.type));
+    }
+  }
+  return reports.sort((a, b) => compare(sortKey(a), sortKey(b)));
+}
+
+/**
+ * Pairs with no market, so that their reports come out ineligible: one on an exchange without
+ * market data, one on an exchange that does not trade the coin, one with a quote the exchange
+ * does not list for it.
+ */
+function unmatchedPairs(fixture: DemoFixture, baseCoinId: string): Pair[] {
+  const spotVenues = fixture.exchanges.filter((e) => e.spot);
+  const ofBase = fixture.markets.filter((m) => m.baseCoinId === baseCoinId);
+  const pairs: Pair[] = [];
+  const add = (exchangeId: string, quoteCoinId: string) =>
+    pairs.push({ exchangeId, baseCoinId, quote: { quoteCoinId }, instrumentType: "spot" });
+
+  const noData = spotVenues.find((e) => !e.marketData);
+  if (noData && !ofBase.some((m) => m.exchangeId === noData.id)) add(noData.id, "tether");
+  const notTraded = spotVenues.find(
+    (e) => e.marketData && !ofBase.some((m) => m.exchangeId === e.id),
+  );
+  if (notTraded) add(notTraded.id, "tether");
+  const traded = ofBase.find((m) => m.instrumentType === "spot");
+  const missingQuote = ["ethereum", "bitcoin", "usd-coin"].find(
+    (q) => !ofBase.some((m) => m.exchangeId === traded?.exchangeId && m.quoteCoinId === q),
+  );
+  if (traded && missingQuote) add(traded.exchangeId, missingQuote);
+  return pairs;
+}
+
+function makeReport(
+  organizationId: string,
+  pair: Pair,
+  day: number,
+  type: DemoEngagementType,
+): DemoReport {
+  const quoteKey =
+    "quoteCoinId" in pair.quote ? pair.quote.quoteCoinId : pair.quote.quoteCoinSymbol;
+  const pairKey = [organizationId, pair.exchangeId, pair.baseCoinId, quoteKey, pair.instrumentType];
+  // The pair's profile stays fixed; the daily draw varies around it.
+  const profile = mulberry32(fnv1a(pairKey.join("|")));
+  const weight = (VENUE_WEIGHT[pair.exchangeId] ?? 0.5) * (quoteKey === "tether" ? 1 : 0.35);
+  const depth200 = 40_000 * 30 ** profile() * weight;
+  const shape = DEPTH_SHAPE.map(([min, max]) => min + (max - min) * profile());
+  // Thinner books quote wider spreads.
+  const baseSpread = 0.08 * Math.sqrt(200_000 / depth200) * (0.6 + 0.8 * profile());
+  const baseTob = 35 + 55 * profile();
+  const turnover = 0.8 + 5 * profile();
+  const phase = profile() * 2 * Math.PI;
+
+  const rand = mulberry32(fnv1a(`${pairKey.join("|")}|${day}`));
+  const dayIndex = day / DAY_MS;
+  const trend = 1 + 0.2 * Math.sin(dayIndex / 9 + phase);
+  const weekend = [0, 6].includes(new Date(day).getUTCDay()) ? 0.7 : 1;
+  const side = (factor: number) => {
+    const total = depth200 * trend * factor;
+    return [...shape.map((s) => total * s * (0.97 + 0.03 * rand())), total].map(round2);
+  };
+  const [bidTob = 0, bid10 = 0, bid25 = 0, bid50 = 0, bid100 = 0, bid200 = 0] = side(
+    0.8 + 0.4 * rand(),
+  );
+  const [askTob = 0, ask10 = 0, ask25 = 0, ask50 = 0, ask100 = 0, ask200 = 0] = side(
+    0.8 + 0.4 * rand(),
+  );
+  const spread = clamp(baseSpread * (0.75 + 0.5 * rand()), 0.02, 1.5);
+  const topOfBook = clamp(baseTob + 10 * (rand() - 0.5), 0, 100);
+  const maker = (bid200 + ask200) * turnover * weekend * (0.7 + 0.6 * rand());
+  const taker = maker * (0.05 + 0.35 * rand());
+  const makerTob = maker * (topOfBook / 100) * (0.3 + 0.5 * rand());
+
+  return {
+    date: new Date(day).toISOString().slice(0, 10),
+    exchangeId: pair.exchangeId,
+    baseCoinId: pair.baseCoinId,
+    ...pair.quote,
+    bidDepthTob: bidTob,
+    bidDepth10: bid10,
+    bidDepth25: bid25,
+    bidDepth50: bid50,
+    bidDepth100: bid100,
+    bidDepth200: bid200,
+    askDepthTob: askTob,
+    askDepth10: ask10,
+    askDepth25: ask25,
+    askDepth50: ask50,
+    askDepth100: ask100,
+    askDepth200: ask200,
+    bidAskDepth50: round2(bid50 + ask50),
+    bidAskDepth100: round2(bid100 + ask100),
+    bidAskDepth200: round2(bid200 + ask200),
+    bidAskSpread: Math.round(spread * 10_000) / 10_000,
+    topOfBookPercentage: round2(topOfBook),
+    orderFillVolumeMaker: round2(maker),
+    orderFillVolumeTaker: round2(taker),
+    orderFillVolumeMakerTob: round2(makerTob),
+    instrumentType: pair.instrumentType,
+    type,
+  };
+}
+
+function parseDate(value: string): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : NaN;
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
+    throw new Error(`Invalid date '${value}', expected YYYY-MM-DD`);
+  }
+  return ms;
+}
+
+function sortKey(r: DemoReport): string[] {
+  const quote = r.quoteCoinId ?? r.quoteCoinSymbol ?? "";
+  return [r.date, r.exchangeId, r.baseCoinId, quote, r.instrumentType];
+}
+
+/** Code-unit comparison, independent of the locale. */
+function compare(a: string[], b: string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? "";
+    const y = b[i] ?? "";
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, n));
+
+function fnv1a(text: string): number {
+  let hash = 2_166_136_261;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16_777_619);
+  return hash >>> 0;
+}
+
+/** mulberry32: a small, fast, seedable PRNG; plenty for demo data. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

@@ -1,0 +1,44 @@
+import { readFile } from "node:fs/promises";
+import { type Kysely, sql } from "kysely";
+import { utcDate } from "../domain/dates.js";
+import { MAX_V2_BATCH } from "../schemas/report.js";
+import type { Tables } from "../store/tables.js";
+import { type DemoFixture, generateDemoReports } from "./demo-reports.js";
+import { loadFixture } from "./fixtures.js";
+import type { Services } from "./index.js";
+
+export const DEMO_FIXTURE_URL = new URL("../../demo/reference.json", import.meta.url);
+export const DEMO_API_KEY = "demo-key-3f9c2b7e41d84a6c9b0e5d1a";
+const DEMO_DAYS = 90;
+
+/**
+ * Loads the bundled demo: reference data, organizations and keys, and 90 days of generated
+ * reports per organization, submitted through the same service market makers use. Reports are
+ * generated only for an organization that has none yet, so restarting changes nothing.
+ */
+export async function loadDemo(db: Kysely<Tables>, services: Services, now: Date) {
+  const fixture = JSON.parse(await readFile(DEMO_FIXTURE_URL, "utf8")) as DemoFixture;
+  await loadFixture(db, fixture, now);
+  services.referenceData.invalidate();
+  let submitted = 0;
+  for (const org of fixture.organizations) {
+    const existing = await sql<{ n: number }>`
+      select count(*)::int as n from reports where organization_id = ${org.id}`.execute(db);
+    if ((existing.rows[0]?.n ?? 0) > 0) continue;
+    const records = generateDemoReports({
+      fixture,
+      organizationId: org.id,
+      today: utcDate(now),
+      days: DEMO_DAYS,
+    });
+    for (let i = 0; i < records.length; i += MAX_V2_BATCH) {
+      const data = records.slice(i, i + MAX_V2_BATCH);
+      await services.submitReports(
+        { organizationId: org.id, apiKeyId: null },
+        { version: 2, body: { data }, dryRun: false },
+      );
+      submitted += data.length;
+    }
+  }
+  return { submitted };
+}

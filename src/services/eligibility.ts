@@ -1,0 +1,30 @@
+import { addDays } from "../domain/dates.js";
+import { eligibilityReasonOf, matchMarket } from "../domain/eligibility.js";
+import type { ReferenceData } from "../domain/reference-data.js";
+import type { EligibilityStore, PairEligibility } from "../store/eligibility-store.js";
+
+/**
+ * Re-evaluates the eligibility of every stored report against the given reference data,
+ * pair by pair (one evaluation of the domain rule per distinct market pair), and writes the
+ * reports whose eligibility changed. Returns how many changed.
+ */
+export async function recomputeEligibility(
+  store: EligibilityStore,
+  ref: ReferenceData,
+): Promise<number> {
+  const pairs = await store.reportedPairs();
+  const evaluated: PairEligibility[] = pairs.map((pair) => {
+    const match = matchMarket(pair, ref);
+    if ("reason" in match) {
+      return { pair, collectedSince: null, reasonBefore: match.reason, reasonFrom: match.reason };
+    }
+    const since = match.collectedSince;
+    return {
+      pair,
+      collectedSince: since,
+      reasonBefore: eligibilityReasonOf(addDays(since, -1), match),
+      reasonFrom: eligibilityReasonOf(since, match),
+    };
+  });
+  return store.apply(evaluated);
+}

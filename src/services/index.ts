@@ -1,0 +1,63 @@
+import type { Kysely } from "kysely";
+import { UnavailableError } from "../domain/errors.js";
+import type { SchemaVersion } from "../domain/report.js";
+import type { ListQuery } from "../schemas/list-query.js";
+import { ping } from "../store/database.js";
+import { createOrganizationStore } from "../store/organization-store.js";
+import { createReferenceStore } from "../store/reference-store.js";
+import { createReportListing } from "../store/report-listing.js";
+import { createReportStore } from "../store/report-store.js";
+import type { Tables } from "../store/tables.js";
+import { isDatabaseUnavailable } from "../store/unavailable.js";
+import { createAuthenticator } from "./authenticate.js";
+import { listReports } from "./list-reports.js";
+import { ReferenceDataCache } from "./reference-data.js";
+import { listExchanges, listProjects } from "./reference-listing.js";
+import { type Caller, submitReports } from "./submit-reports.js";
+
+export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
+
+/** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
+export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
+  const now = options.now ?? (() => new Date());
+  const organizations = createOrganizationStore(db);
+  const referenceData = new ReferenceDataCache(
+    createReferenceStore(db),
+    options.referenceDataCheckMs,
+  );
+  const reports = createReportStore(db);
+  const listing = createReportListing(db);
+  const authenticate = createAuthenticator({ organizations, now });
+  return {
+    referenceData,
+    authenticate: unavailableWhenDatabaseIs(authenticate),
+    submitReports: unavailableWhenDatabaseIs(
+      (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
+        submitReports({ reports, referenceData, now }, caller, request),
+    ),
+    listReports: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
+      listReports({ listing, organizations, referenceData, now }, caller, query),
+    ),
+    listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
+      listProjects({ organizations, referenceData, now }, caller),
+    ),
+    listExchanges: unavailableWhenDatabaseIs(() => listExchanges({ referenceData })),
+    ready: unavailableWhenDatabaseIs(() => ping(db)),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** Turns "the database cannot be reached" into a domain error the caller can retry. */
+function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) {
+        throw new UnavailableError("database unavailable", { cause: error });
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,84 @@
+import { utcDate } from "../domain/dates.js";
+import type { ReferenceData } from "../domain/reference-data.js";
+import {
+  type EligibilityReason,
+  type EligibilityStatus,
+  type SubmissionType,
+  V1_METRICS,
+  V2_ONLY_METRICS,
+} from "../domain/report.js";
+import { type ListQuery, MAX_PAGE_SIZE, type ReportPage } from "../schemas/list-query.js";
+import type { ReportItem } from "../schemas/report.js";
+import type { OrganizationStore } from "../store/organization-store.js";
+import type { ReportListing, StoredReport } from "../store/report-listing.js";
+import { metricColumn } from "../store/report-store.js";
+import type { ReferenceDataCache } from "./reference-data.js";
+import type { Caller } from "./submit-reports.js";
+
+export type ListDeps = {
+  listing: ReportListing;
+  organizations: OrganizationStore;
+  referenceData: ReferenceDataCache;
+  now: () => Date;
+};
+
+/**
+ * The caller's reports whose base coin has an engagement with the caller's organization that
+ * is active today, filtered and paged (spec 4.4).
+ */
+export async function listReports(
+  deps: ListDeps,
+  caller: Caller,
+  query: ListQuery,
+): Promise<ReportPage> {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  const engaged = await deps.organizations.activeEngagements(
+    caller.organizationId,
+    utcDate(deps.now()),
+  );
+  const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  const filter = {
+    organizationId: caller.organizationId,
+    baseCoinIds:
+      query.baseCoinId === undefined
+        ? engagedCoins
+        : engagedCoins.filter((c) => c === query.baseCoinId),
+    exchangeId: query.exchangeId,
+    dateGte: query.dateGte,
+    dateLte: query.dateLte,
+  };
+  const [totalCount, rows, ref] = await Promise.all([
+    deps.listing.count(filter),
+    deps.listing.page(filter, pageSize, (page - 1) * pageSize),
+    deps.referenceData.current(),
+  ]);
+  return {
+    page,
+    totalPages: Math.ceil(totalCount / pageSize),
+    totalCount,
+    items: rows.map((row) => toItem(row, ref)),
+  };
+}
+
+const v1Columns = V1_METRICS.map((m) => [m, metricColumn(m)] as const);
+const v2Columns = V2_ONLY_METRICS.map((m) => [m, metricColumn(m)] as const);
+
+function toItem(row: StoredReport, ref: ReferenceData): ReportItem {
+  const item: Record<string, unknown> = {
+    date: row.date,
+    exchangeId: row.exchange_id,
+    exchangeName: ref.exchanges.get(row.exchange_id)?.name ?? row.exchange_id,
+    baseCoinId: row.base_coin_id,
+    baseCoinSymbol: ref.coins.get(row.base_coin_id)?.symbol ?? row.base_coin_id,
+  };
+  if (row.quote_coin_id !== null) item.quoteCoinId = row.quote_coin_id;
+  if (row.quote_coin_symbol !== null) item.quoteCoinSymbol = row.quote_coin_symbol;
+  for (const [metric, column] of v1Columns) item[metric] = row[column as keyof StoredReport];
+  item.type = row.type as SubmissionType | null;
+  for (const [metric, column] of v2Columns)
+    item[metric] = row[column as keyof StoredReport] ?? null;
+  item.eligibilityStatus = row.eligibility_status as EligibilityStatus;
+  item.eligibilityReason = row.eligibility_reason as EligibilityReason | null;
+  return item as ReportItem;
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import { utcDate } from "../domain/dates.js";
+import { compareRecordKeys, type SchemaVersion } from "../domain/report.js";
+import type { SubmissionResult } from "../schemas/report.js";
+import type { ReportStore } from "../store/report-store.js";
+import type { ReferenceDataCache } from "./reference-data.js";
+import { validateBatch } from "./validate-batch.js";
+
+export type Caller = { organizationId: string; apiKeyId: string | null };
+
+export type SubmitDeps = {
+  reports: ReportStore;
+  referenceData: ReferenceDataCache;
+  now: () => Date;
+};
+
+/**
+ * Validates a submission as a whole and, unless it is a dry run, stores it atomically.
+ * A dry run answers the counts the real submission would answer and stores no report.
+ */
+export async function submitReports(
+  deps: SubmitDeps,
+  caller: Caller,
+  request: { version: SchemaVersion; body: unknown; dryRun: boolean },
+): Promise<SubmissionResult> {
+  const ref = await deps.referenceData.current();
+  const reports = validateBatch(request.version, request.body, ref, utcDate(deps.now()));
+  reports.sort(compareRecordKeys);
+  const log = {
+    id: randomUUID(),
+    organizationId: caller.organizationId,
+    apiKeyId: caller.apiKeyId,
+    schemaVersion: request.version,
+  };
+  if (!request.dryRun) return deps.reports.upsert(log, reports);
+
+  const existing = await deps.reports.countExisting(caller.organizationId, reports);
+  const counts = { createdCount: reports.length - existing, updatedCount: existing };
+  await deps.reports.logDryRun(log, reports.length, counts);
+  return counts;
+}

@@ -1,0 +1,214 @@
+import { z as zod } from "zod";
+import { eligibilityReasonOf, type MarketPair, matchMarket } from "../domain/eligibility.js";
+import { type Problem, ValidationError } from "../domain/errors.js";
+import type { Exchange, ReferenceData } from "../domain/reference-data.js";
+import {
+  type InstrumentType,
+  quoteKeyOf,
+  type Report,
+  recordKeyString,
+  type SchemaVersion,
+  V2_ONLY_METRICS,
+} from "../domain/report.js";
+import {
+  dateProblem,
+  duplicateProblem,
+  knownBaseCoin,
+  knownExchange,
+  knownQuoteCoin,
+  MISSING_QUOTE,
+  routedExchange,
+} from "../domain/report-rules.js";
+import { v1InstrumentType } from "../domain/routing.js";
+import { problemsOf } from "../schemas/problems.js";
+import {
+  MAX_V1_BATCH,
+  MAX_V2_BATCH,
+  submissionBodySchema,
+  type V1Record,
+  type V2Record,
+  v1RecordSchema,
+  v2RecordSchema,
+} from "../schemas/report.js";
+
+const bodyShape = {
+  1: submissionBodySchema(zod.unknown(), MAX_V1_BATCH),
+  2: submissionBodySchema(zod.unknown(), MAX_V2_BATCH),
+};
+const recordSchemas = { 1: v1RecordSchema, 2: v2RecordSchema };
+const fieldOrder = {
+  1: Object.keys(v1RecordSchema.shape),
+  2: Object.keys(v2RecordSchema.shape),
+};
+
+type FieldProblem = { field: string | undefined; message: string };
+
+/**
+ * Validates a whole submission body: its shape, every record's fields (spec 2.1/2.2), the
+ * reference data (exchange, base and quote coins), exchange routing and duplicate keys.
+ * Throws a ValidationError listing every problem in record order, or returns the reports,
+ * routed and with their eligibility, ready to be stored.
+ */
+export function validateBatch(
+  version: SchemaVersion,
+  body: unknown,
+  ref: ReferenceData,
+  today: string,
+): Report[] {
+  const shape = bodyShape[version].safeParse(body);
+  if (!shape.success) throw new ValidationError(problemsOf(shape.error));
+
+  const problems: Problem[] = [];
+  const reports: Report[] = [];
+  const firstIndexOfKey = new Map<string, number>();
+  shape.data.data.forEach((raw, index) => {
+    const outcome = validateRecord(version, raw, ref, today);
+    if ("problems" in outcome) {
+      for (const p of outcome.problems) {
+        problems.push({
+          path: p.field ? `data.${index}.${p.field}` : `data.${index}`,
+          message: p.message,
+        });
+      }
+      return;
+    }
+    const key = recordKeyString(outcome.report);
+    const first = firstIndexOfKey.get(key);
+    if (first !== undefined) {
+      problems.push({ path: `data.${index}`, message: duplicateProblem(first) });
+      return;
+    }
+    firstIndexOfKey.set(key, index);
+    reports.push(outcome.report);
+  });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return reports;
+}
+
+function validateRecord(
+  version: SchemaVersion,
+  raw: unknown,
+  ref: ReferenceData,
+  today: string,
+): { report: Report } | { problems: FieldProblem[] } {
+  const parsed = recordSchemas[version].safeParse(raw);
+  if (parsed.success) return checkRules(version, parsed.data, ref, today);
+
+  // Report the reference-data and date problems of the fields that are well-formed too, so
+  // that a client sees everything wrong with a record at once.
+  const problems: FieldProblem[] = parsed.error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? String(issue.path[0]) : undefined,
+    message: issue.message,
+  }));
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+    const bad = new Set(problems.map((p) => p.field));
+    const valid = (field: string) => (bad.has(field) ? undefined : Reflect.get(raw, field));
+    const partial = ruleProblems(version, valid, ref, today).problems;
+    problems.push(...partial.filter((p) => !bad.has(p.field)));
+  }
+  const order = fieldOrder[version];
+  problems.sort((a, b) => order.indexOf(a.field ?? "") - order.indexOf(b.field ?? ""));
+  return { problems };
+}
+
+function checkRules(
+  version: SchemaVersion,
+  record: V1Record | V2Record,
+  ref: ReferenceData,
+  today: string,
+): { report: Report } | { problems: FieldProblem[] } {
+  const outcome = ruleProblems(version, (field) => Reflect.get(record, field), ref, today);
+  if (outcome.problems.length > 0 || outcome.stored === undefined)
+    return { problems: outcome.problems };
+  return { report: buildReport(version, record, outcome.stored, ref) };
+}
+
+type Stored = { exchange: Exchange; instrumentType: InstrumentType };
+
+/** The domain rules on whichever fields passed the shape check (`value` is undefined else). */
+function ruleProblems(
+  version: SchemaVersion,
+  value: (field: string) => unknown,
+  ref: ReferenceData,
+  today: string,
+): { problems: FieldProblem[]; stored?: Stored } {
+  const problems: FieldProblem[] = [];
+  const add = (field: string, message: string | undefined) => {
+    if (message !== undefined) problems.push({ field, message });
+  };
+  const date = value("date");
+  if (typeof date === "string") add("date", dateProblem(date, today));
+
+  let exchange: Exchange | undefined;
+  const exchangeId = value("exchangeId");
+  if (typeof exchangeId === "string") {
+    const found = knownExchange(ref, exchangeId);
+    if ("message" in found) add("exchangeId", found.message);
+    else exchange = found;
+  }
+  const baseCoinId = value("baseCoinId");
+  if (typeof baseCoinId === "string") {
+    const found = knownBaseCoin(ref, baseCoinId);
+    if ("message" in found) add("baseCoinId", found.message);
+  }
+  const quoteCoinId = value("quoteCoinId");
+  const quoteCoinSymbol = value("quoteCoinSymbol");
+  if (typeof quoteCoinId === "string") {
+    const found = knownQuoteCoin(ref, quoteCoinId);
+    if ("message" in found) add("quoteCoinId", found.message);
+  } else if (quoteCoinId == null && quoteCoinSymbol == null) {
+    add("quoteCoinId", MISSING_QUOTE);
+  }
+
+  if (exchange === undefined) return { problems };
+  const requested = version === 2 ? value("instrumentType") : v1InstrumentType(exchange);
+  if (requested !== "spot" && requested !== "perp") return { problems };
+  const routed = routedExchange(exchange, requested, ref);
+  if ("message" in routed) {
+    add(version === 2 ? "instrumentType" : "exchangeId", routed.message);
+    return { problems };
+  }
+  return { problems, stored: { exchange: routed, instrumentType: requested } };
+}
+
+function buildReport(
+  version: SchemaVersion,
+  record: V1Record | V2Record,
+  stored: Stored,
+  ref: ReferenceData,
+): Report {
+  const quoteCoinId = record.quoteCoinId ?? null;
+  const quoteCoinSymbol = record.quoteCoinSymbol?.toUpperCase() ?? null;
+  const pair: MarketPair = {
+    exchangeId: stored.exchange.id,
+    baseCoinId: record.baseCoinId,
+    instrumentType: stored.instrumentType,
+    quoteCoinId,
+    quoteSymbol: quoteCoinSymbol ?? "",
+  };
+  const v2 = "type" in record ? record : undefined;
+  const metrics = { ...pick(record), ...(v2 ? {} : nullV2Metrics) } as Report["metrics"];
+  return {
+    date: record.date,
+    exchangeId: stored.exchange.id,
+    baseCoinId: record.baseCoinId,
+    quoteKey: quoteKeyOf(quoteCoinId, quoteCoinSymbol),
+    instrumentType: stored.instrumentType,
+    quoteCoinId,
+    quoteCoinSymbol,
+    type: v2?.type ?? null,
+    schemaVersion: version,
+    metrics,
+    eligibilityReason: eligibilityReasonOf(record.date, matchMarket(pair, ref)),
+  };
+}
+
+const nullV2Metrics = Object.fromEntries(V2_ONLY_METRICS.map((m) => [m, null]));
+
+function pick(record: V1Record | V2Record): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [field, value] of Object.entries(record)) {
+    if (typeof value === "number") out[field] = value;
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import type { DatabaseConfig } from "../config.js";
+import { PGliteDialect } from "./pglite-dialect.js";
+import type { Tables } from "./tables.js";
+
+export type Database = {
+  db: Kysely<Tables>;
+  kind: "postgres" | "pglite";
+  close(): Promise<void>;
+};
+
+const DATE_OID = 1082;
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+// Dates stay the strings the API speaks (YYYY-MM-DD): JavaScript Date objects would shift
+// them by the process time zone. Counts and ids fit in a double.
+const parsers = {
+  [DATE_OID]: (value: string) => value,
+  [INT8_OID]: (value: string) => Number(value),
+  [NUMERIC_OID]: (value: string) => Number(value),
+};
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  return config.kind === "postgres" ? openPostgres(config) : openPGlite(config.dataDir);
+}
+
+async function openPGlite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir, { parsers });
+  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: "pglite",
+    async close() {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(
+  config: Extract<DatabaseConfig, { kind: "postgres" }>,
+): Promise<Database> {
+  const types = {
+    getTypeParser: ((oid: number, format?: string) => {
+      const parse = parsers[oid as keyof typeof parsers];
+      return parse ?? pg.types.getTypeParser(oid, format as "text");
+    }) as typeof pg.types.getTypeParser,
+  };
+  const poolOptions = {
+    connectionString: config.url,
+    max: config.poolSize,
+    connectionTimeoutMillis: config.connectTimeoutMs,
+    statement_timeout: config.statementTimeoutMs,
+    query_timeout: config.statementTimeoutMs + 1_000,
+    idle_in_transaction_session_timeout: config.statementTimeoutMs,
+    keepAlive: true,
+    types,
+  };
+  const pool = new pg.Pool(poolOptions);
+  // An idle client whose server went away emits 'error'; without a listener that would end
+  // the process. The pool drops the client and the next request reconnects.
+  pool.on("error", () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: "postgres", close: () => db.destroy() };
+}
+
+export async function ping(db: Kysely<Tables>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

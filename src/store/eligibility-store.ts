@@ -1,0 +1,72 @@
+import { type Kysely, sql } from "kysely";
+import type { MarketPair } from "../domain/eligibility.js";
+import type { EligibilityReason, InstrumentType } from "../domain/report.js";
+import type { Tables } from "./tables.js";
+
+/** The eligibility of every report of one market pair, split at the pair's collection start. */
+export type PairEligibility = {
+  pair: MarketPair;
+  collectedSince: string | null;
+  /** For reports dated before `collectedSince` (or all reports when it is null). */
+  reasonBefore: EligibilityReason | null;
+  /** For reports dated on or after `collectedSince`. */
+  reasonFrom: EligibilityReason | null;
+};
+
+export function createEligibilityStore(db: Kysely<Tables>) {
+  return {
+    /** Every distinct market pair reports refer to, across organizations. */
+    async reportedPairs(): Promise<MarketPair[]> {
+      const rows = await sql<{
+        exchange_id: string;
+        base_coin_id: string;
+        instrument_type: InstrumentType;
+        quote_key: string;
+        by_symbol: boolean;
+      }>`select distinct exchange_id, base_coin_id, instrument_type, quote_key,
+           quote_coin_id is null as by_symbol
+         from reports`.execute(db);
+      return rows.rows.map((r) => ({
+        exchangeId: r.exchange_id,
+        baseCoinId: r.base_coin_id,
+        instrumentType: r.instrument_type,
+        quoteCoinId: r.by_symbol ? null : r.quote_key,
+        quoteSymbol: r.by_symbol ? r.quote_key : "",
+      }));
+    },
+
+    /**
+     * Writes the eligibility of every report of the given pairs in one statement, touching only
+     * the rows whose eligibility changes. Returns how many changed.
+     */
+    async apply(pairs: PairEligibility[]): Promise<number> {
+      if (pairs.length === 0) return 0;
+      const col = <T>(f: (p: PairEligibility) => T) => pairs.map(f);
+      const result = await sql`
+        with target as (
+          select r.id,
+            case when g.collected_since is not null and r.date >= g.collected_since
+              then g.reason_from else g.reason_before end as reason
+          from unnest(${col((p) => p.pair.exchangeId)}::text[], ${col((p) => p.pair.baseCoinId)}::text[],
+            ${col((p) => p.pair.instrumentType)}::text[],
+            ${col((p) => p.pair.quoteCoinId ?? p.pair.quoteSymbol)}::text[],
+            ${col((p) => p.pair.quoteCoinId === null)}::boolean[],
+            ${col((p) => p.collectedSince)}::date[], ${col((p) => p.reasonBefore)}::text[],
+            ${col((p) => p.reasonFrom)}::text[])
+            as g(exchange_id, base_coin_id, instrument_type, quote_key, by_symbol, collected_since,
+              reason_before, reason_from)
+          join reports r on r.exchange_id = g.exchange_id and r.base_coin_id = g.base_coin_id
+            and r.instrument_type = g.instrument_type and r.quote_key = g.quote_key
+            and (r.quote_coin_id is null) = g.by_symbol
+        )
+        update reports r set eligibility_reason = t.reason,
+          eligibility_status = case when t.reason is null then 'eligible'
+            else 'ineligible_market_data_missing' end
+        from target t
+        where r.id = t.id and r.eligibility_reason is distinct from t.reason`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    },
+  };
+}
+
+export type EligibilityStore = ReturnType<typeof createEligibilityStore>;

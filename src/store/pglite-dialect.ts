@@ -1,0 +1,100 @@
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+} from "kysely";
+
+/**
+ * Kysely dialect over an embedded PGlite instance.
+ *
+ * PGlite is one single-user backend: a transaction opened by one request would see the
+ * statements of any other request interleaved with it. The driver therefore hands out the
+ * one connection to one caller at a time (a FIFO lock), which is what a pool of size 1 does.
+ */
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.pglite);
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+}
+
+class PGliteDriver implements Driver {
+  private queue: Promise<void> = Promise.resolve();
+  private readonly connection: PGliteConnection;
+
+  constructor(pglite: PGlite) {
+    this.connection = new PGliteConnection(pglite);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release: () => void = () => {};
+    const previous = this.queue;
+    this.queue = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.connection.release = release;
+    return this.connection;
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery({ sql: "begin", parameters: [] } as unknown as CompiledQuery);
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery({ sql: "commit", parameters: [] } as unknown as CompiledQuery);
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery({ sql: "rollback", parameters: [] } as unknown as CompiledQuery);
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PGliteConnection).release();
+  }
+  async destroy(): Promise<void> {}
+}
+
+class PGliteConnection implements DatabaseConnection {
+  release: () => void = () => {};
+  constructor(private readonly pglite: PGlite | Transaction) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // Without parameters the simple protocol runs, which also takes several statements
+    // (migrations); PGlite's extended protocol would refuse them.
+    const result =
+      query.parameters.length === 0
+        ? lastOf(await this.pglite.exec(query.sql))
+        : await this.pglite.query<R>(query.sql, query.parameters as unknown[]);
+    return {
+      rows: result.rows as R[],
+      numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
+    };
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by PGlite's query API.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error("PGlite does not support streaming queries");
+  }
+}
+
+function lastOf<T>(results: T[]): T {
+  const last = results.at(-1);
+  if (last === undefined) throw new Error("PGlite returned no result");
+  return last;
+}

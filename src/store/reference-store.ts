@@ -1,0 +1,134 @@
+import { type Kysely, sql } from "kysely";
+import type { ReferenceSnapshot } from "../domain/reference-data.js";
+import type { InstrumentType } from "../domain/report.js";
+import type { Tables } from "./tables.js";
+
+type Db = Kysely<Tables>;
+
+export function createReferenceStore(db: Kysely<Tables>) {
+  return {
+    async version(): Promise<number> {
+      const row = await db
+        .selectFrom("reference_data_version")
+        .select("version")
+        .executeTakeFirst();
+      return row?.version ?? 0;
+    },
+
+    async snapshot(): Promise<{ version: number; snapshot: ReferenceSnapshot }> {
+      const read = async (trx: Db) => {
+        const version = await trx
+          .selectFrom("reference_data_version")
+          .select("version")
+          .executeTakeFirst();
+        const coins = await trx.selectFrom("coins").select(["id", "symbol", "name"]).execute();
+        const exchanges = await trx
+          .selectFrom("exchanges")
+          .select([
+            "id",
+            "name",
+            "spot",
+            "derivatives",
+            "market_data as marketData",
+            "exchange_group as group",
+          ])
+          .execute();
+        const markets = await trx
+          .selectFrom("markets")
+          .select([
+            "exchange_id as exchangeId",
+            "base_coin_id as baseCoinId",
+            "quote_coin_id as quoteCoinId",
+            "quote_symbol as quoteSymbol",
+            "instrument_type as instrumentType",
+            "collected_since as collectedSince",
+          ])
+          .execute();
+        return {
+          version: version?.version ?? 0,
+          snapshot: {
+            coins,
+            exchanges,
+            markets: markets.map((m) => ({
+              ...m,
+              instrumentType: m.instrumentType as InstrumentType,
+            })),
+          },
+        };
+      };
+      // One snapshot: the version and the rows it describes, read in one transaction.
+      return db.isTransaction ? read(db) : db.transaction().execute(read);
+    },
+
+    /**
+     * Inserts or updates coins, exchanges and markets (never deletes: reports keep referring to
+     * them). Returns how many rows changed; the version is bumped only when something did,
+     * so loading the same data twice changes nothing.
+     */
+    async upsert(trx: Db, data: ReferenceSnapshot): Promise<number> {
+      let changed = 0;
+      for (const coin of data.coins) {
+        const r = await trx
+          .insertInto("coins")
+          .values(coin)
+          .onConflict((oc) =>
+            oc
+              .column("id")
+              .doUpdateSet({ symbol: coin.symbol, name: coin.name })
+              .where((eb) =>
+                eb.or([eb("coins.symbol", "!=", coin.symbol), eb("coins.name", "!=", coin.name)]),
+              ),
+          )
+          .executeTakeFirst();
+        changed += Number(r.numInsertedOrUpdatedRows ?? 0);
+      }
+      for (const e of data.exchanges) {
+        const row = {
+          id: e.id,
+          name: e.name,
+          spot: e.spot,
+          derivatives: e.derivatives,
+          market_data: e.marketData,
+          exchange_group: e.group,
+        };
+        const r = await trx
+          .insertInto("exchanges")
+          .values(row)
+          .onConflict((oc) =>
+            oc
+              .column("id")
+              .doUpdateSet(row)
+              .where(
+                sql<boolean>`(exchanges.name, exchanges.spot, exchanges.derivatives, exchanges.market_data,
+                exchanges.exchange_group) is distinct from
+                (excluded.name, excluded.spot, excluded.derivatives, excluded.market_data, excluded.exchange_group)`,
+              ),
+          )
+          .executeTakeFirst();
+        changed += Number(r.numInsertedOrUpdatedRows ?? 0);
+      }
+      if (data.markets.length > 0) {
+        const m = data.markets;
+        const r = await sql`
+          insert into markets (exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, collected_since)
+          select * from unnest(${m.map((x) => x.exchangeId)}::text[], ${m.map((x) => x.baseCoinId)}::text[],
+            ${m.map((x) => x.instrumentType)}::text[], ${m.map((x) => x.quoteSymbol)}::text[],
+            ${m.map((x) => x.quoteCoinId)}::text[], ${m.map((x) => x.collectedSince)}::date[])
+          on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol) do update set
+            quote_coin_id = excluded.quote_coin_id, collected_since = excluded.collected_since
+          where (markets.quote_coin_id, markets.collected_since)
+            is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(trx);
+        changed += Number(r.numAffectedRows ?? 0);
+      }
+      if (changed > 0) {
+        await trx
+          .updateTable("reference_data_version")
+          .set((eb) => ({ version: eb("version", "+", 1) }))
+          .execute();
+      }
+      return changed;
+    },
+  };
+}
+
+export type ReferenceStore = ReturnType<typeof createReferenceStore>;

@@ -1,0 +1,75 @@
+import type { Generated } from "kysely";
+
+/** Row types of the tables in `migrations/`, for Kysely. Column names as in SQL. */
+export type Tables = {
+  coins: { id: string; symbol: string; name: string };
+  exchanges: {
+    id: string;
+    name: string;
+    spot: boolean;
+    derivatives: boolean;
+    market_data: boolean;
+    exchange_group: string;
+  };
+  markets: {
+    exchange_id: string;
+    base_coin_id: string;
+    instrument_type: string;
+    quote_symbol: string;
+    quote_coin_id: string | null;
+    collected_since: string;
+  };
+  reference_data_version: { singleton: boolean; version: number };
+  organizations: { id: string; name: string; created_at: Generated<Date> };
+  api_keys: {
+    id: string;
+    organization_id: string;
+    key_hash: string;
+    prefix: string;
+    label: string;
+    created_at: Generated<Date>;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+  };
+  engagements: {
+    id: string;
+    organization_id: string;
+    base_coin_id: string;
+    type: string;
+    since: string;
+    until: string | null;
+  };
+  submissions: {
+    id: string;
+    organization_id: string;
+    api_key_id: string | null;
+    schema_version: number;
+    dry_run: boolean;
+    record_count: number;
+    created_count: number;
+    updated_count: number;
+    submitted_at: Generated<Date>;
+  };
+  reports: ReportRow;
+  report_versions: Record<string, unknown> & { id: Generated<number>; report_id: number };
+};
+
+export type ReportRow = {
+  id: Generated<number>;
+  organization_id: string;
+  date: string;
+  exchange_id: string;
+  base_coin_id: string;
+  quote_key: string;
+  instrument_type: string;
+  quote_coin_id: string | null;
+  quote_coin_symbol: string | null;
+  type: string | null;
+  schema_version: number;
+  eligibility_status: string;
+  eligibility_reason: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+} & Record<MetricColumn, number | null>;
+
+export type MetricColumn = `${"bid" | "ask" | "bid_ask" | "order" | "top"}_${string}`;

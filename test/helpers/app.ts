@@ -1,0 +1,39 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { loadConfig } from "../../src/config.js";
+import { buildApp } from "../../src/http/app.js";
+import type { Fixture } from "../../src/schemas/fixture.js";
+import { loadFixture } from "../../src/services/fixtures.js";
+import { createServices, type Services } from "../../src/services/index.js";
+import { freshDatabase, type TestDatabase } from "./database.js";
+import { baseFixture } from "./fixture.js";
+
+export type TestApp = {
+  app: FastifyInstance;
+  database: TestDatabase;
+  services: Services;
+  /** Sends a request with the given API key (or none). */
+  request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+};
+
+/** A fresh database with the fixture loaded, and the app on top of it (no port). */
+export async function startTestApp(
+  options: { fixture?: Fixture; env?: Record<string, string>; now?: () => Date } = {},
+): Promise<TestApp> {
+  const database = await freshDatabase();
+  await loadFixture(database.db, options.fixture ?? baseFixture(), new Date());
+  const config = loadConfig({ REFERENCE_DATA_CHECK_MS: "0", ...options.env });
+  const services = createServices(database.db, { referenceDataCheckMs: 0, now: options.now });
+  const app = await buildApp({ services, http: config.http, logger: false });
+  return {
+    app,
+    database,
+    services,
+    request: ({ key, headers, ...rest }) =>
+      app.inject({ ...rest, headers: { ...(key ? { authorization: key } : {}), ...headers } }),
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { DatabaseConfig } from "../../src/config.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
+import { migrate } from "../../src/store/migrate.js";
+
+/**
+ * The database the suite runs on: in-memory PGlite by default; with TEST_DATABASE_URL set,
+ * a fresh PostgreSQL database per call (created on that server, dropped on close).
+ */
+export const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
+
+export type TestDatabase = Database & { config: DatabaseConfig };
+
+export async function freshDatabase(): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (adminUrl === undefined) {
+    const config: DatabaseConfig = { kind: "pglite", dataDir: undefined };
+    const database = await openDatabase(config);
+    await migrate(database.db);
+    return { ...database, config };
+  }
+  const name = `tr_test_${randomBytes(6).toString("hex")}`;
+  await admin(adminUrl, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const config: DatabaseConfig = {
+    kind: "postgres",
+    url: url.toString(),
+    poolSize: 10,
+    statementTimeoutMs: 30_000,
+    connectTimeoutMs: 5_000,
+  };
+  const database = await openDatabase(config);
+  await migrate(database.db);
+  return {
+    ...database,
+    config,
+    async close() {
+      await database.close();
+      await admin(adminUrl, `drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+async function admin(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}

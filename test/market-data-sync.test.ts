@@ -1,0 +1,448 @@
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  COINGECKO_PRO_BASE_URL,
+  COINGECKO_PUBLIC_BASE_URL,
+  type CoinGeckoClientOptions,
+  createCoinGeckoClient,
+  type RetryInfo,
+} from "../src/services/coingecko-client.js";
+import {
+  exchangeBrand,
+  groupExchanges,
+  type ReferenceDataSet,
+  type ReferenceMarket,
+  syncMarketData,
+} from "../src/services/market-data-sync.js";
+
+// A stand-in for the CoinGecko API on 127.0.0.1, serving bodies shaped like recorded responses.
+
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`./fixtures/coingecko/${name}`, import.meta.url), "utf8"));
+
+type Reply = { status?: number; headers?: Record<string, string>; body: unknown } | "drop";
+type Route = (query: URLSearchParams) => Reply;
+type Request = { path: string; query: URLSearchParams; headers: IncomingHttpHeaders };
+
+let server: Server | undefined;
+
+afterEach(async () => {
+  const running = server;
+  server = undefined;
+  if (!running) return;
+  running.closeAllConnections();
+  await new Promise((resolve) => running.close(resolve));
+});
+
+/** Serves `routes` (paths under /api/v3) and returns the base URL and the requests it saw. */
+async function startCoinGecko(routes: Record<string, Route>) {
+  const requests: Request[] = [];
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const path = url.pathname.replace(/^\/api\/v3/, "");
+    requests.push({ path, query: url.searchParams, headers: req.headers });
+    const reply: Reply = routes[path]?.(url.searchParams) ?? {
+      status: 404,
+      body: { error: "Not Found" },
+    };
+    if (reply === "drop") {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
+    res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
+  });
+  const listening = server;
+  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+  const { port } = listening.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/api/v3`, requests };
+}
+
+function recordingSleep() {
+  const delays: number[] = [];
+  return {
+    delays,
+    sleep: async (ms: number) => {
+      delays.push(ms);
+    },
+  };
+}
+
+function testClient(baseUrl: string, options: Partial<CoinGeckoClientOptions> = {}) {
+  return createCoinGeckoClient({ baseUrl, sleep: recordingSleep().sleep, ...options });
+}
+
+/** Answers `replies` in order, then repeats the last one. */
+function sequence(...replies: Reply[]): Route {
+  let call = 0;
+  return () => replies[Math.min(call++, replies.length - 1)] ?? { status: 500, body: {} };
+}
+
+const ok =
+  (body: unknown): Route =>
+  () => ({ body });
+
+function coinGeckoRoutes(): Record<string, Route> {
+  const btcUsdt = fixture("binance-tickers-page-1-ticker.json");
+  return {
+    "/coins/list": ok(fixture("coins-list.json")),
+    "/exchanges/list": ok(fixture("exchanges-list.json")),
+    "/derivatives/exchanges/list": ok(fixture("derivatives-exchanges-list.json")),
+    // A full first page, then a short one. CoinGecko lists each pair once; repeating one ticker
+    // keeps the page short to write and shows that the sync deduplicates markets.
+    "/exchanges/binance/tickers": (query) =>
+      query.get("page") === "1"
+        ? { body: { name: "Binance", tickers: Array.from({ length: 100 }, () => btcUsdt) } }
+        : { body: fixture("binance-tickers-page-2.json") },
+    "/exchanges/kraken/tickers": ok(fixture("kraken-tickers.json")),
+    "/exchanges/bybit_spot/tickers": ok(fixture("bybit-spot-tickers.json")),
+    "/derivatives/exchanges/binance_futures": ok(fixture("binance-futures.json")),
+    "/derivatives/exchanges/bybit": ok(fixture("bybit-futures.json")),
+    "/derivatives/exchanges/deribit": ok(fixture("deribit.json")),
+  };
+}
+
+const byKey = (a: ReferenceMarket, b: ReferenceMarket) =>
+  JSON.stringify([a.exchangeId, a.instrumentType, a.baseCoinId, a.quoteSymbol]).localeCompare(
+    JSON.stringify([b.exchangeId, b.instrumentType, b.baseCoinId, b.quoteSymbol]),
+  );
+
+describe("syncMarketData", () => {
+  const today = "2025-03-10";
+  const existingMarkets = [
+    {
+      exchangeId: "binance",
+      baseCoinId: "bitcoin",
+      quoteSymbol: "USDT",
+      instrumentType: "spot" as const,
+      collectedSince: "2024-01-01",
+    },
+    {
+      exchangeId: "binance_futures",
+      baseCoinId: "bitcoin",
+      quoteSymbol: "USDT",
+      instrumentType: "perp" as const,
+      collectedSince: "2024-03-01",
+    },
+    {
+      exchangeId: "kraken",
+      baseCoinId: "bitcoin",
+      quoteSymbol: "usd",
+      instrumentType: "spot" as const,
+      collectedSince: "2023-06-01",
+    },
+  ];
+  const exchangeIds = [
+    "binance",
+    "binance_futures",
+    "kraken",
+    "bybit_spot",
+    "bybit",
+    "deribit",
+    "no_such_exchange",
+  ];
+
+  async function runSync() {
+    const { baseUrl, requests } = await startCoinGecko(coinGeckoRoutes());
+    const applied: ReferenceDataSet[] = [];
+    const progress: Array<[number, number, string]> = [];
+    const result = await syncMarketData({
+      client: testClient(baseUrl),
+      coinIds: ["bitcoin", "ethereum", "not-a-coin"],
+      exchangeIds,
+      today,
+      existingMarkets,
+      onProgress: (done, total, label) => progress.push([done, total, label]),
+      applyReferenceData: async (data) => {
+        applied.push(data);
+      },
+    });
+    return { result, applied, progress, requests };
+  }
+
+  it("collects the requested coins and the quote coins their markets reference", async () => {
+    const { result } = await runSync();
+    expect([...result.coins].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: "bitcoin", symbol: "BTC", name: "Bitcoin" },
+      { id: "ethereum", symbol: "ETH", name: "Ethereum" },
+      { id: "tether", symbol: "USDT", name: "Tether" },
+      { id: "usd-coin", symbol: "USDC", name: "USDC" },
+    ]);
+    expect(result.unknownCoinIds).toEqual(["not-a-coin"]);
+  });
+
+  it("returns the requested exchanges with their venue family as group", async () => {
+    const { result } = await runSync();
+    const exchange = (id: string, name: string, kind: "spot" | "derivatives", group: string) => ({
+      id,
+      name,
+      spot: kind === "spot",
+      derivatives: kind === "derivatives",
+      marketData: true,
+      group,
+    });
+    expect([...result.exchanges].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      exchange("binance", "Binance", "spot", "binance"),
+      exchange("binance_futures", "Binance (Futures)", "derivatives", "binance"),
+      exchange("bybit", "Bybit (Futures)", "derivatives", "bybit_spot"),
+      exchange("bybit_spot", "Bybit", "spot", "bybit_spot"),
+      exchange("deribit", "Deribit", "derivatives", "deribit"),
+      exchange("kraken", "Kraken", "spot", "kraken"),
+    ]);
+    expect(result.unknownExchangeIds).toEqual(["no_such_exchange"]);
+  });
+
+  it("builds deduplicated spot and perp markets, keeping collectedSince of known pairs", async () => {
+    const { result } = await runSync();
+    const market = (
+      exchangeId: string,
+      instrumentType: "spot" | "perp",
+      baseCoinId: string,
+      quoteSymbol: string,
+      quoteCoinId: string | undefined,
+      collectedSince = today,
+    ): ReferenceMarket => ({
+      exchangeId,
+      baseCoinId,
+      ...(quoteCoinId ? { quoteCoinId } : {}),
+      quoteSymbol,
+      instrumentType,
+      collectedSince,
+    });
+    const expected = [
+      market("binance", "spot", "bitcoin", "USDT", "tether", "2024-01-01"),
+      market("binance", "spot", "ethereum", "BTC", "bitcoin"),
+      market("binance", "spot", "ethereum", "USDT", "tether"),
+      market("binance", "spot", "bitcoin", "USDC", "usd-coin"),
+      // Fiat quotes carry no quoteCoinId; a stale pair (BTC/GBP) and a coin nobody asked for
+      // (SOL) are left out.
+      market("kraken", "spot", "bitcoin", "USD", undefined, "2023-06-01"),
+      market("kraken", "spot", "bitcoin", "EUR", undefined),
+      market("kraken", "spot", "ethereum", "USD", undefined),
+      market("bybit_spot", "spot", "bitcoin", "USDT", "tether"),
+      market("bybit_spot", "spot", "ethereum", "USDT", "tether"),
+      // Perpetuals only (dated futures are left out), matched by base symbol.
+      market("binance_futures", "perp", "bitcoin", "USDT", "tether", "2024-03-01"),
+      market("binance_futures", "perp", "ethereum", "USDT", "tether"),
+      market("binance_futures", "perp", "bitcoin", "USD", undefined),
+      market("bybit", "perp", "bitcoin", "USDT", "tether"),
+      market("bybit", "perp", "ethereum", "USDC", "usd-coin"),
+      market("deribit", "perp", "bitcoin", "USD", undefined),
+    ];
+    expect([...result.markets].sort(byKey)).toEqual(expected.sort(byKey));
+    expect([...result.newMarkets].sort(byKey)).toEqual(
+      expected.filter((m) => m.collectedSince === today).sort(byKey),
+    );
+  });
+
+  it("hands the data set to applyReferenceData once", async () => {
+    const { result, applied } = await runSync();
+    expect(applied).toEqual([
+      { coins: result.coins, exchanges: result.exchanges, markets: result.markets },
+    ]);
+  });
+
+  it("pages through tickers of the requested coins, only for the requested exchanges", async () => {
+    const { requests } = await runSync();
+    const tickerRequests = requests.filter((r) => r.path.endsWith("/tickers"));
+    expect(tickerRequests.map((r) => [r.path, r.query.get("page")])).toEqual([
+      ["/exchanges/binance/tickers", "1"],
+      ["/exchanges/binance/tickers", "2"],
+      ["/exchanges/bybit_spot/tickers", "1"],
+      ["/exchanges/kraken/tickers", "1"],
+    ]);
+    for (const request of tickerRequests) {
+      expect(request.query.get("coin_ids")).toBe("bitcoin,ethereum");
+    }
+    const derivativeRequests = requests.filter((r) => r.path.startsWith("/derivatives/exchanges/"));
+    expect(derivativeRequests.map((r) => [r.path, r.query.get("include_tickers")])).toEqual([
+      ["/derivatives/exchanges/list", null],
+      ["/derivatives/exchanges/binance_futures", "unexpired"],
+      ["/derivatives/exchanges/bybit", "unexpired"],
+      ["/derivatives/exchanges/deribit", "unexpired"],
+    ]);
+  });
+
+  it("reports progress up to the last step", async () => {
+    const { progress } = await runSync();
+    expect(progress.map(([done]) => done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(progress.at(-1)).toEqual([10, 10, "apply reference data"]);
+    expect(progress.map(([, , label]) => label)).toContain("tickers binance");
+  });
+});
+
+describe("groupExchanges", () => {
+  const spot = fixture("exchanges-list.json") as Array<{ id: string; name: string }>;
+  const derivatives = fixture("derivatives-exchanges-list.json") as Array<{
+    id: string;
+    name: string;
+  }>;
+
+  it("puts a derivatives exchange in the group of the spot exchange of the same brand", () => {
+    const groups = groupExchanges(spot, derivatives);
+    expect(groups.get("binance_futures")).toBe("binance");
+    expect(groups.get("okex_swap")).toBe("okex");
+    expect(groups.get("gate_futures")).toBe("gate");
+    expect(groups.get("kraken_futures")).toBe("kraken");
+    expect(groups.get("bybit")).toBe("bybit_spot");
+  });
+
+  it("matches a spot exchange whose name carries the qualifier", () => {
+    const groups = groupExchanges(
+      [{ id: "bybit_spot", name: "Bybit (Spot)" }],
+      [{ id: "bybit", name: "Bybit" }],
+    );
+    expect(groups.get("bybit")).toBe("bybit_spot");
+  });
+
+  it("prefers the spot exchange named just the brand over its regional offshoots", () => {
+    const groups = groupExchanges(
+      [
+        { id: "binance_us", name: "Binance US" },
+        { id: "binance", name: "Binance" },
+      ],
+      [{ id: "binance_futures", name: "Binance (Futures)" }],
+    );
+    expect(groups.get("binance_futures")).toBe("binance");
+  });
+
+  it("keeps spot exchanges and derivatives exchanges without a family in their own group", () => {
+    const groups = groupExchanges(spot, derivatives);
+    expect(groups.get("binance_us")).toBe("binance_us");
+    expect(groups.get("binance")).toBe("binance");
+    expect(groups.get("deribit")).toBe("deribit");
+    expect(groups.get("uniswap_v3")).toBe("uniswap_v3");
+  });
+
+  it("normalises names to their brand", () => {
+    expect(exchangeBrand("Gate.io (Futures)")).toBe("gate.io");
+    expect(exchangeBrand("  OKX ")).toBe("okx");
+    expect(exchangeBrand("AscendEX (BitMax) (Futures)")).toBe("ascendex");
+  });
+});
+
+describe("createCoinGeckoClient", () => {
+  const coinsList = [{ id: "bitcoin", symbol: "btc", name: "Bitcoin" }];
+
+  it("sends a demo API key in x-cg-demo-api-key", async () => {
+    const { baseUrl, requests } = await startCoinGecko({ "/coins/list": ok(coinsList) });
+    await testClient(baseUrl, { apiKey: "CG-demo", keyType: "demo" }).coinsList();
+    expect(requests[0]?.headers["x-cg-demo-api-key"]).toBe("CG-demo");
+    expect(requests[0]?.headers["x-cg-pro-api-key"]).toBeUndefined();
+  });
+
+  it("sends a pro API key in x-cg-pro-api-key", async () => {
+    const { baseUrl, requests } = await startCoinGecko({ "/coins/list": ok(coinsList) });
+    await testClient(baseUrl, { apiKey: "CG-pro", keyType: "pro" }).coinsList();
+    expect(requests[0]?.headers["x-cg-pro-api-key"]).toBe("CG-pro");
+    expect(requests[0]?.headers["x-cg-demo-api-key"]).toBeUndefined();
+  });
+
+  it("sends no key header without a key", async () => {
+    const { baseUrl, requests } = await startCoinGecko({ "/coins/list": ok(coinsList) });
+    await testClient(baseUrl).coinsList();
+    expect(Object.keys(requests[0]?.headers ?? {})).not.toContain("x-cg-demo-api-key");
+  });
+
+  it("defaults to the public API, or the pro API for a pro key", async () => {
+    const urls: string[] = [];
+    const fetch: typeof globalThis.fetch = async (input) => {
+      urls.push(String(input));
+      return Response.json([]);
+    };
+    await createCoinGeckoClient({ fetch }).exchangesList();
+    await createCoinGeckoClient({ fetch, apiKey: "k", keyType: "pro" }).exchangesList();
+    expect(urls).toEqual([
+      `${COINGECKO_PUBLIC_BASE_URL}/exchanges/list`,
+      `${COINGECKO_PRO_BASE_URL}/exchanges/list`,
+    ]);
+  });
+
+  it("follows ticker pages until a page has fewer than 100 tickers", async () => {
+    const ticker = { base: "BTC", target: "USDT", coin_id: "bitcoin", target_coin_id: "tether" };
+    const { baseUrl, requests } = await startCoinGecko({
+      "/exchanges/binance/tickers": (query) => ({
+        body: { name: "Binance", tickers: Array(query.get("page") === "1" ? 100 : 3).fill(ticker) },
+      }),
+    });
+    const tickers = await testClient(baseUrl).allExchangeTickers("binance", {
+      coinIds: ["bitcoin", "ethereum"],
+    });
+    expect(tickers).toHaveLength(103);
+    expect(requests.map((r) => r.query.toString())).toEqual([
+      "page=1&coin_ids=bitcoin%2Cethereum",
+      "page=2&coin_ids=bitcoin%2Cethereum",
+    ]);
+  });
+
+  it("retries a 503 with exponential backoff and a 429 after its Retry-After", async () => {
+    const { baseUrl, requests } = await startCoinGecko({
+      "/coins/list": sequence(
+        { status: 503, body: { error: "Service Unavailable" } },
+        { status: 429, headers: { "retry-after": "0" }, body: { error: "Throttled" } },
+        { body: coinsList },
+      ),
+    });
+    const { delays, sleep } = recordingSleep();
+    const retries: RetryInfo[] = [];
+    const coins = await testClient(baseUrl, { sleep, onRetry: (info) => retries.push(info) })
+      .coinsList()
+      .then((list) => list.map((coin) => coin.id));
+    expect(coins).toEqual(["bitcoin"]);
+    expect(requests).toHaveLength(3);
+    expect(delays).toEqual([1000, 0]);
+    expect(retries.map((r) => [r.attempt, r.status])).toEqual([
+      [1, 503],
+      [2, 429],
+    ]);
+  });
+
+  it("gives up after maxRetries, naming the URL and the status", async () => {
+    const { baseUrl, requests } = await startCoinGecko({
+      "/coins/list": () => ({ status: 503, body: { error: "Service Unavailable" } }),
+    });
+    const { delays, sleep } = recordingSleep();
+    await expect(testClient(baseUrl, { sleep, maxRetries: 2 }).coinsList()).rejects.toThrow(
+      `${baseUrl}/coins/list failed with status 503`,
+    );
+    expect(requests).toHaveLength(3);
+    expect(delays).toEqual([1000, 2000]);
+  });
+
+  it("retries a dropped connection", async () => {
+    const { baseUrl, requests } = await startCoinGecko({
+      "/coins/list": sequence("drop", { body: coinsList }),
+    });
+    const { delays, sleep } = recordingSleep();
+    await expect(testClient(baseUrl, { sleep }).coinsList()).resolves.toHaveLength(1);
+    expect(requests).toHaveLength(2);
+    expect(delays).toEqual([1000]);
+  });
+
+  it("fails at once on a 404, naming the URL and the status", async () => {
+    const { baseUrl, requests } = await startCoinGecko({});
+    const { delays, sleep } = recordingSleep();
+    const client = testClient(baseUrl, { sleep });
+    await expect(client.exchangeTickers("nope", { coinIds: [], page: 1 })).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/exchanges/nope/tickers?page=1 failed with status 404`,
+    );
+    expect(requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it("rejects a response of the wrong shape, naming the endpoint and the first issue", async () => {
+    const { baseUrl } = await startCoinGecko({
+      "/coins/list": ok([{ id: "bitcoin", symbol: "btc" }]),
+      "/derivatives/exchanges/deribit": ok({ name: "Deribit", tickers: [{ base: "BTC" }] }),
+    });
+    const client = testClient(baseUrl);
+    await expect(client.coinsList()).rejects.toThrow(
+      /CoinGecko \/coins\/list returned an unexpected response at 0\.name/,
+    );
+    await expect(client.derivativesExchange("deribit")).rejects.toThrow(
+      /CoinGecko \/derivatives\/exchanges\/deribit returned an unexpected response at tickers\.0\.symbol/,
+    );
+  });
+});

@@ -1,0 +1,512 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { Command, CommanderError } from "commander";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { registerSubmitCommand } from "../src/cli/submit.js";
+import { parseCsv, RecordFileError, readRecords } from "../src/client/read-records.js";
+import { submitBatches } from "../src/client/report-client.js";
+import { METRICS, PERCENTAGE_METRICS } from "../src/domain/report.js";
+
+const FIXTURES = new URL("./fixtures/submit/", import.meta.url).pathname;
+const fixture = (name: string) => join(FIXTURES, name);
+const KEY = "mm-test-key";
+
+// ---------------------------------------------------------------------------------------------
+// A fake reporting service imitating the contract: 201 counts, 400 problems, 401, scripted 5xx.
+
+type Received = { path: string; headers: IncomingHttpHeaders; data: Record<string, unknown>[] };
+type Scripted = { status: number; body: unknown; headers?: Record<string, string> };
+
+const V2_REQUIRED = ["date", "exchangeId", "baseCoinId", ...METRICS, "instrumentType", "type"];
+const V1_REQUIRED = ["date", "exchangeId", "baseCoinId"];
+
+function validate(version: string, data: Record<string, unknown>[]) {
+  const problems: { path: string; message: string }[] = [];
+  const keys = new Map<string, number>();
+  data.forEach((record, index) => {
+    const required = version === "v2" ? V2_REQUIRED : V1_REQUIRED;
+    for (const field of required) {
+      if (record[field] === undefined)
+        problems.push({ path: `data.${index}.${field}`, message: "Required" });
+    }
+    for (const field of METRICS) {
+      const value = record[field];
+      if (value === undefined) continue;
+      const path = `data.${index}.${field}`;
+      if (typeof value !== "number") {
+        const type = value === null ? "null" : typeof value;
+        problems.push({ path, message: `Expected number, received ${type}` });
+      } else if (value < 0) {
+        problems.push({ path, message: "Number must be greater than or equal to 0" });
+      } else if (PERCENTAGE_METRICS.has(field) && value > 100) {
+        problems.push({ path, message: "Number must be less than or equal to 100" });
+      }
+    }
+    const key = `${record.date}|${record.exchangeId}|${record.quoteCoinId ?? record.quoteCoinSymbol}`;
+    const earlier = keys.get(key);
+    if (earlier !== undefined) {
+      problems.push({
+        path: `data.${index}`,
+        message: `Duplicate record key (same as data.${earlier})`,
+      });
+    } else keys.set(key, index);
+  });
+  return problems;
+}
+
+class FakeService {
+  readonly received: Received[] = [];
+  readonly stored = new Set<string>();
+  readonly script: Scripted[] = [];
+  private server: Server | undefined;
+  url = "";
+
+  async start() {
+    this.server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => {
+        body += chunk.toString("utf8");
+      });
+      request.on("end", () => {
+        const reply = this.handle(request.url ?? "", request.headers, body);
+        response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+        response.end(JSON.stringify(reply.body));
+      });
+    });
+    await new Promise<void>((done) => this.server?.listen(0, "127.0.0.1", done));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async stop() {
+    await new Promise((done) => this.server?.close(done));
+  }
+
+  reset() {
+    this.received.length = 0;
+    this.stored.clear();
+    this.script.length = 0;
+  }
+
+  private handle(path: string, headers: IncomingHttpHeaders, body: string): Scripted {
+    const parsed = JSON.parse(body) as { data: Record<string, unknown>[] };
+    this.received.push({ path, headers, data: parsed.data });
+    const scripted = this.script.shift();
+    if (scripted) return scripted;
+    if (headers.authorization !== KEY) {
+      return { status: 401, body: { message: "Invalid API key", statusCode: 401 } };
+    }
+    const version = path === "/api/v1/report" ? "v1" : "v2";
+    const limit = version === "v1" ? 1000 : 300;
+    if (parsed.data.length > limit) {
+      const message = [{ path: "data", message: `Array must contain at most ${limit} element(s)` }];
+      return { status: 400, body: { message, error: "Bad Request", statusCode: 400 } };
+    }
+    const problems = validate(version, parsed.data);
+    if (problems.length > 0) {
+      return { status: 400, body: { message: problems, error: "Bad Request", statusCode: 400 } };
+    }
+    let createdCount = 0;
+    for (const record of parsed.data) {
+      const key = `${record.date}|${record.exchangeId}|${record.quoteCoinId ?? record.quoteCoinSymbol}`;
+      if (!this.stored.has(key)) createdCount++;
+      if (headers["x-dry-run"] !== "true") this.stored.add(key);
+    }
+    return {
+      status: 201,
+      body: { createdCount, updatedCount: parsed.data.length - createdCount },
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function sink() {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString("utf8"));
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join("") };
+}
+
+const service = new FakeService();
+let sleeps: number[] = [];
+
+async function submit(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  { tty = false } = {},
+) {
+  const stdout = sink();
+  const stderr = sink();
+  if (tty) Object.assign(stderr.stream, { isTTY: true, columns: 100 });
+  const program = new Command().exitOverride();
+  registerSubmitCommand(program, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  });
+  process.exitCode = undefined;
+  try {
+    await program.parseAsync(["node", "trading-reports", "submit", ...args]);
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+  }
+  const code = process.exitCode;
+  process.exitCode = undefined;
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const withServer = () => ["--url", service.url, "--key", KEY];
+
+function writeRecords(count: number, name: string): string {
+  const rows = Array.from({ length: count }, (_, index) => {
+    const day = new Date(Date.UTC(2020, 0, 1) + index * 86_400_000).toISOString().slice(0, 10);
+    return `${day},binance,bitcoin,tether,0.5`;
+  });
+  return writeTemp(
+    name,
+    `date,exchangeId,baseCoinId,quoteCoinId,bidAskSpread\n${rows.join("\n")}\n`,
+  );
+}
+
+/** Like what a desk exports: one record per line, under "data", with a decoy nested "data". */
+function writeWrappedJson(): string {
+  const records = readV2Records();
+  const second = { ...records[2], date: "2024-05-02", note: { data: [1, 2, "[{"] } };
+  const duplicate = { ...records[0], bidDepthTob: 9 }; // same key as the first record
+  const lines = [records[0], second, duplicate].map((record) => `    ${JSON.stringify(record)}`);
+  const text = `{\n  "source": "desk-7",\n  "data": [\n${lines.join(",\n")}\n  ]\n}\n`;
+  return writeTemp("wrapped.json", text);
+}
+
+function readV2Records(): Record<string, unknown>[] {
+  return JSON.parse(readFileSync(fixture("v2-records.json"), "utf8")) as Record<string, unknown>[];
+}
+
+let temporary = "";
+function writeTemp(name: string, text: string): string {
+  const file = join(mkdtempSync(join(temporary, "case-")), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+beforeAll(async () => {
+  temporary = mkdtempSync(join(tmpdir(), "submit-cli-"));
+  await service.start();
+});
+afterAll(async () => {
+  rmSync(temporary, { recursive: true, force: true });
+  await service.stop();
+});
+beforeEach(() => {
+  service.reset();
+  sleeps = [];
+});
+afterEach(() => {
+  process.exitCode = undefined;
+});
+
+describe("reading records", () => {
+  it("reads CSV with numbers parsed, empty cells dropped and data rows counted from line 2", async () => {
+    const source = await readRecords(fixture("v2.csv"));
+    expect(source.records).toHaveLength(3);
+    expect(source.records[0]).toMatchObject({ bidDepthTob: 1001, bidAskSpread: 0.5 });
+    expect(source.records[0]).not.toHaveProperty("quoteCoinSymbol");
+    expect(source.records[1]).toMatchObject({ quoteCoinSymbol: "USD" });
+    expect(source.records[1]).not.toHaveProperty("quoteCoinId");
+    expect(source.records[2]).toMatchObject({ bidAskSpread: 0.15, type: "project" });
+    // the blank line 3 is skipped but still counted
+    expect([0, 1, 2].map(source.locate)).toEqual(["line 2", "line 4", "line 5"]);
+  });
+
+  it("leaves non-numeric metric cells as strings and identifiers untouched", async () => {
+    const source = await readRecords(fixture("v1.csv"));
+    expect(source.records[1]).toEqual({
+      date: "2024-05-01",
+      exchangeId: "kraken",
+      baseCoinId: "bitcoin",
+      quoteCoinSymbol: "usd",
+    });
+    expect(source.records[2]).toMatchObject({ bidDepth50: "1,5", orderFillVolumeMaker: -12.5 });
+    expect(source.records[2]).not.toHaveProperty("bidAskSpread");
+    const ids = parseCsv(Buffer.from("date,exchangeId,bidAskSpread\n2024-01-01,123,1e999\n"));
+    expect(ids.records[0]).toEqual({
+      date: "2024-01-01",
+      exchangeId: "123",
+      bidAskSpread: "1e999",
+    });
+  });
+
+  it("keeps line numbers right across CRLF and quoted cells spanning lines", () => {
+    const text = 'date,exchangeId\r\n"2024-01-01",a\r\n\r\n"2024-\r\n01-02",b\r\n2024-01-03,c';
+    const source = parseCsv(Buffer.from(text));
+    expect([0, 1, 2].map(source.locate)).toEqual(["line 2", "line 4", "line 6"]);
+  });
+
+  it("reads a JSON array and a {data} object, locating records by their opening brace", async () => {
+    const array = await readRecords(fixture("v2-records.json"));
+    expect([0, 1, 2].map(array.locate)).toEqual(["line 2", "line 30", "line 58"]);
+    const wrapped = await readRecords(writeWrappedJson());
+    expect(wrapped.records).toHaveLength(3);
+    expect([0, 1, 2].map(wrapped.locate)).toEqual(["line 4", "line 5", "line 6"]);
+  });
+
+  it("falls back to record numbers when JSON records share a line", async () => {
+    const minified = await readRecords(
+      writeTemp("minified.json", JSON.stringify({ data: readV2Records() })),
+    );
+    expect([0, 1].map(minified.locate)).toEqual(["record 1", "record 2"]);
+  });
+
+  it("refuses missing, malformed and unsupported files as usage errors", async () => {
+    await expect(readRecords(fixture("absent.csv"))).rejects.toThrow(/no such file/);
+    await expect(readRecords(fixture("v2.txt"))).rejects.toBeInstanceOf(RecordFileError);
+    expect(() => parseCsv(Buffer.from("a,b\n1,2\n3,4,5\n"))).toThrow(/line 3/);
+    expect(() => parseCsv(Buffer.from("a,a\n1,2\n"))).toThrow(/appears twice/);
+    const bad = writeTemp("bad.json", '{"data": {}}');
+    await expect(readRecords(bad)).rejects.toThrow(/array of records/);
+  });
+});
+
+describe("submit command", () => {
+  it("submits a v2 CSV and reports what was created, with exit code 0", async () => {
+    const result = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(result.stdout).toBe("created 3, updated 0, rejected 0\n");
+    expect(result.code).toBe(0);
+    expect(service.received).toHaveLength(1);
+    const [request] = service.received;
+    expect(request?.path).toBe("/api/v2/report");
+    expect(request?.headers.authorization).toBe(KEY);
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.headers["x-dry-run"]).toBeUndefined();
+    expect(request?.data[0]).toMatchObject({ bidDepthTob: 1001, quoteCoinId: "tether" });
+
+    const again = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(again.stdout).toBe("created 0, updated 3, rejected 0\n");
+  });
+
+  it("sends x-dry-run and stores nothing on a dry run", async () => {
+    const dry = await submit([fixture("v2.csv"), ...withServer(), "--dry-run"]);
+    expect(service.received[0]?.headers["x-dry-run"]).toBe("true");
+    expect(dry.stdout).toBe("dry run, nothing stored: created 3, updated 0, rejected 0\n");
+    expect(dry.code).toBe(0);
+    expect(service.stored.size).toBe(0);
+  });
+
+  it("lists rejected records by line and field, with exit code 1", async () => {
+    const result = await submit([fixture("v2-problems.csv"), ...withServer()]);
+    expect(result.stdout).toBe(
+      [
+        "created 0, updated 0, rejected 2 (records of rejected batches not stored: 2)",
+        "line 3 bidAskSpread: Expected number, received string",
+        "line 4 bidAskSpread: Number must be less than or equal to 100",
+        "",
+      ].join("\n"),
+    );
+    expect(result.code).toBe(1);
+    expect(service.received[0]?.data[1]?.bidAskSpread).toBe("abc");
+  });
+
+  it("maps problems of later batches to the right records and names duplicates by line", async () => {
+    const result = await submit([writeWrappedJson(), ...withServer(), "--batch-size", "2"]);
+    expect(service.received.map((request) => request.data.length)).toEqual([2, 1]);
+    // the duplicate key lands in the second batch, so it updates what the first one created
+    expect(result.stdout).toBe("created 2, updated 1, rejected 0\n");
+
+    service.reset();
+    const problems = await submit([
+      fixture("v2-records.json"),
+      ...withServer(),
+      "--batch-size",
+      "1",
+    ]);
+    expect(problems.stdout).toContain(
+      "created 2, updated 0, rejected 1 (records of rejected batches not stored: 0)\n",
+    );
+    expect(problems.stdout).toContain("line 30 bidAskSpread: Number must be less than or equal");
+
+    service.reset();
+    const duplicate = await submit([writeWrappedJson(), ...withServer()]);
+    expect(duplicate.stdout).toBe(
+      [
+        "created 0, updated 0, rejected 1 (records of rejected batches not stored: 2)",
+        "line 6: Duplicate record key (same as line 4)",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("splits input by the version's limit: 300 for v2, 1000 for v1", async () => {
+    const v2 = await submit([writeRecords(601, "many.csv"), ...withServer(), "--dry-run"]);
+    expect(service.received.map((request) => request.data.length)).toEqual([300, 300, 1]);
+    expect(service.received.every((request) => request.path === "/api/v2/report")).toBe(true);
+    expect(v2.stderr).toContain("batch 3/3 (line 602): rejected\n");
+
+    service.reset();
+    const v1 = await submit([writeRecords(1001, "many.csv"), ...withServer(), "--v1"]);
+    expect(service.received.map((request) => request.data.length)).toEqual([1000, 1]);
+    expect(service.received[0]?.path).toBe("/api/v1/report");
+    expect(v1.stdout).toBe("created 1001, updated 0, rejected 0\n");
+    expect(v1.stderr).toBe(
+      "batch 1/2 (line 2 to line 1001): accepted\nbatch 2/2 (line 1002): accepted\n",
+    );
+    expect(v1.code).toBe(0);
+  });
+
+  it("retries a 503 with backoff and a 429 as its Retry-After says", async () => {
+    service.script.push(
+      { status: 503, body: { message: "Service Unavailable", statusCode: 503 } },
+      {
+        status: 429,
+        body: { message: "Too Many Requests", statusCode: 429 },
+        headers: { "retry-after": "0" },
+      },
+    );
+    const result = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(service.received).toHaveLength(3);
+    expect(sleeps).toEqual([500, 0]);
+    expect(result.stderr).toContain("batch 1: HTTP 503: Service Unavailable; retrying in 1s\n");
+    expect(result.stdout).toBe("created 3, updated 0, rejected 0\n");
+    expect(result.code).toBe(0);
+  });
+
+  it("gives up on a batch after bounded retries and exits 1", async () => {
+    const unavailable = { status: 503, body: { message: "Service Unavailable", statusCode: 503 } };
+    service.script.push(...Array.from({ length: 5 }, () => unavailable));
+    const result = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(service.received).toHaveLength(5);
+    expect(sleeps).toEqual([500, 1000, 2000, 4000]);
+    expect(result.stdout).toBe(
+      [
+        "created 0, updated 0, rejected 0, failed batches 1 (records not stored: 3)",
+        "batch 1 (line 2 to line 5) not stored: HTTP 503: Service Unavailable",
+        "",
+      ].join("\n"),
+    );
+    expect(result.code).toBe(1);
+  });
+
+  it("stops at a 401 with a clear message and sends nothing more", async () => {
+    const result = await submit([
+      fixture("v2.csv"),
+      "--url",
+      service.url,
+      "--key",
+      "wrong",
+      "--batch-size",
+      "1",
+    ]);
+    expect(service.received).toHaveLength(1);
+    expect(result.stderr).toContain("submit: the service refused the API key (Invalid API key)");
+    expect(result.stdout).toContain("2 batch(es) not sent (line 4 to line 5): API key refused");
+    expect(result.code).toBe(1);
+  });
+
+  it("takes the URL and key from the environment", async () => {
+    const env = { TRADING_REPORTS_URL: `${service.url}/`, TRADING_REPORTS_API_KEY: KEY };
+    const result = await submit([fixture("v1.csv"), "--v1"], env);
+    expect(service.received[0]?.headers.authorization).toBe(KEY);
+    expect(service.received[0]?.path).toBe("/api/v1/report");
+    expect(result.code).toBe(1); // "1,5" and -12.5 on line 4
+    expect(result.stdout).toContain("line 4 bidDepth50: Expected number, received string\n");
+    expect(result.stdout).toContain("line 4 orderFillVolumeMaker: Number must be greater than");
+  });
+
+  it("draws a progress bar instead of lines when stderr is a terminal", async () => {
+    const result = await submit([fixture("v2.csv"), ...withServer()], {}, { tty: true });
+    expect(result.stderr).toContain("submitting [");
+    expect(result.stderr).toContain("3/3 records");
+    expect(result.stderr).not.toContain("batch 1/1");
+    expect(result.stdout).toBe("created 3, updated 0, rejected 0\n");
+  });
+
+  it("prints a JSON summary with --json", async () => {
+    const result = await submit([fixture("v2-records.json"), ...withServer(), "--json"]);
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({
+      ok: false,
+      version: "v2",
+      records: 3,
+      created: 0,
+      rejectedRecords: 1,
+      notStored: 2,
+      rejected: [{ index: 1, location: "line 30", field: "bidAskSpread" }],
+    });
+    expect(result.code).toBe(1);
+  });
+
+  it.each([
+    ["a missing key", [fixture("v2.csv"), "--url", "http://127.0.0.1:9"], /missing API key/],
+    ["a missing URL", [fixture("v2.csv"), "--key", KEY], /missing --url/],
+    ["a bad URL", [fixture("v2.csv"), "--url", "ftp://x", "--key", KEY], /invalid --url/],
+    ["a missing file", [fixture("absent.csv"), "--url", "http://x", "--key", KEY], /no such file/],
+    [
+      "a batch size over the limit",
+      [fixture("v2.csv"), "--url", "http://x", "--key", KEY, "--batch-size", "301"],
+      /1 to 300/,
+    ],
+    [
+      "a batch size that is no number",
+      [fixture("v2.csv"), "--url", "http://x", "--key", KEY, "--batch-size", "1.5"],
+      /1 to 300/,
+    ],
+    ["an unknown option", [fixture("v2.csv"), "--force"], /unknown option/],
+    ["no file argument", [], /missing required argument/],
+  ])("exits 2 on %s without sending anything", async (_case, args, message) => {
+    const result = await submit(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(service.received).toHaveLength(0);
+  });
+
+  it("exits 2 for a file holding no records", async () => {
+    const result = await submit([writeTemp("empty.json", "[]"), ...withServer()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no records to submit");
+  });
+});
+
+describe("submitBatches", () => {
+  it("retries network errors and reports each retry", async () => {
+    let calls = 0;
+    const flakyFetch: typeof fetch = async (input, init) => {
+      calls++;
+      if (calls === 1) throw new TypeError("fetch failed", { cause: new Error("ECONNRESET") });
+      return fetch(input, init);
+    };
+    const retries: string[] = [];
+    const result = await submitBatches({
+      url: service.url,
+      key: KEY,
+      version: "v2",
+      dryRun: false,
+      records: (await readRecords(fixture("v2.csv"))).records,
+      fetch: flakyFetch,
+      sleep: async () => {},
+      onRetry: (notice) => retries.push(notice.reason),
+    });
+    expect(retries).toEqual(["network error: ECONNRESET"]);
+    expect(result).toMatchObject({ created: 3, updated: 0, rejected: [], failedBatches: [] });
+  });
+
+  it("refuses a batch size beyond the version's limit", async () => {
+    const options = { url: service.url, key: KEY, dryRun: false, records: [{}] };
+    await expect(submitBatches({ ...options, version: "v2", batchSize: 301 })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(
+      submitBatches({ ...options, version: "v1", batchSize: 1000, maxRetries: 0 }),
+    ).resolves.toMatchObject({ rejectedBatches: 1 });
+  });
+});
