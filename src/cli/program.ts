@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Command, CommanderError, Option } from "commander";
+import { registerAdminCommands } from "./admin.js";
+import { registerSubmitCommand } from "./submit.js";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { DomainError, ValidationError } from "../domain/errors.js";
 import { buildApp } from "../http/app.js";
@@ -47,8 +49,10 @@ export function buildProgram(io: Io): Command {
     .command("seed <file>")
     .description("load a fixture file (idempotent)")
     .action(async (file: string) => {
+      // Read first: an unreadable file fails at once, without opening (or creating) a database.
+      const input = await readJson(file);
       await withDatabase(io, async (database) => {
-        const summary = await loadFixture(database.db, await readJson(file), new Date());
+        const summary = await loadFixture(database.db, input, new Date());
         io.stdout.write(
           `loaded ${file}: ${summary.changed} rows changed, ${summary.eligibilityChanged} reports re-evaluated\n`,
         );
@@ -61,6 +65,9 @@ export function buildProgram(io: Io): Command {
     .action(async () => {
       await withDatabase(io, async () => {});
     });
+
+  registerAdminCommands(program, io, (work) => withDatabase(io, work));
+  registerSubmitCommand(program, io);
 
   return program;
 }
@@ -123,6 +130,7 @@ async function serve(
   io: Io,
   options: { host: string; port: number; seed?: string; demo?: boolean },
 ) {
+  const seed = options.seed === undefined ? undefined : await readJson(options.seed);
   const { config, database } = await openConfigured(io);
   const services = createServices(database.db, {
     referenceDataCheckMs: config.referenceDataCheckMs,
@@ -133,8 +141,7 @@ async function serve(
     logger: { level: config.logLevel, stream: io.stderr },
   });
   try {
-    if (options.seed !== undefined)
-      await loadFixture(database.db, await readJson(options.seed), new Date());
+    if (seed !== undefined) await loadFixture(database.db, seed, new Date());
     if (options.demo) await loadDemo(database.db, services, new Date());
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {

@@ -6,6 +6,7 @@ import { hashApiKey } from "../domain/api-key.js";
 import type { Services } from "../services/index.js";
 import type { Caller } from "../services/submit-reports.js";
 import { errorBody, handleError, overloadedRetryAfter } from "./errors.js";
+import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
@@ -45,6 +46,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest("caller", null as unknown as Caller);
+  // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
+  // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
+  app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) =>
     reply
@@ -76,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes(services));
+  await app.register(docsRoutes());
   await app.register(async (api) => {
     api.addHook("onRequest", async (request) => {
       request.caller = await services.authenticate(request.headers.authorization);

@@ -1,0 +1,381 @@
+/**
+ * `npm run bench [-- --quick] [-- --only postgres|pglite]`: ingest, store limit, listing and
+ * memory, on PostgreSQL and embedded PGlite, in one run. Writes bench/results/latest.json and
+ * latest.md. Figures are compared as ratios measured side by side in the same run.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { DatabaseConfig } from "../src/config.js";
+import { loadFixture } from "../src/services/fixtures.js";
+import { openDatabase } from "../src/store/database.js";
+import { migrate } from "../src/store/migrate.js";
+import { bulkGenerate } from "./bulk.js";
+import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { percentile, runLoad, startServer } from "./server.js";
+import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
+
+const quick = process.argv.includes("--quick");
+const only = process.argv.find((a) => a === "postgres" || a === "pglite");
+const BATCH = 300;
+const plan = quick
+  ? {
+      http1: 6,
+      http4: 16,
+      store: 16,
+      perRecord: 6,
+      listing: [20_000, 100_000],
+      requests: 20,
+      pgliteListing: [20_000],
+    }
+  : {
+      http1: 60,
+      http4: 240,
+      store: 240,
+      perRecord: 60,
+      listing: [1_000_000, 10_000_000],
+      requests: 200,
+      pgliteListing: [1_000_000],
+    };
+const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+const LISTING_ORG = orgId(7);
+const LISTING_QUERIES: Record<string, string> = {
+  "page 1, no filter": "",
+  "page 1, baseCoinId": "baseCoinId=coin-002",
+  "page 1, exchangeId": "exchangeId=exchange-05",
+  "page 1, dateGte": "dateGte=2025-10-01",
+  "page 1, dateLte": "dateLte=2024-06-30",
+  "page 1, date range": "dateGte=2024-03-15&dateLte=2025-03-15",
+  "page 1, baseCoinId+exchangeId": "baseCoinId=coin-002&exchangeId=exchange-05",
+  "page 1, all filters":
+    "baseCoinId=coin-002&exchangeId=exchange-05&dateGte=2024-03-15&dateLte=2025-03-15",
+  "page 100, no filter": "page=100",
+};
+
+type Phase = {
+  records: number;
+  recordsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverCpuPercent?: number;
+  errors?: number;
+};
+
+execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+const work = mkdtempSync(join(tmpdir(), "trading-reports-bench-"));
+const fixtureFile = join(work, "fixture.json");
+writeFileSync(fixtureFile, JSON.stringify(benchFixture()));
+
+const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  quick,
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+};
+const started = performance.now();
+try {
+  for (const target of ["postgres", "pglite"] as const) {
+    if (only !== undefined && only !== target) continue;
+    results[target] = await benchTarget(target);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+results.totalSeconds = round((performance.now() - started) / 1000);
+mkdirSync("bench/results", { recursive: true });
+writeFileSync("bench/results/latest.json", `${JSON.stringify(results, null, 2)}\n`);
+const table = markdown(results);
+writeFileSync("bench/results/latest.md", table);
+process.stdout.write(table);
+
+async function benchTarget(target: "postgres" | "pglite") {
+  log(`\n# ${target}`);
+  const ingestDb = await freshTarget(target, "ingest");
+  const ingest = await ingestSuite(ingestDb);
+  await ingestDb.drop();
+  const listingDb = await freshTarget(target, "listing");
+  const listing = await listingSuite(
+    listingDb,
+    target === "postgres" ? plan.listing : plan.pgliteListing,
+  );
+  await listingDb.drop();
+  return { ingest, listing };
+}
+
+type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };
+
+async function freshTarget(target: "postgres" | "pglite", purpose: string): Promise<Target> {
+  if (target === "pglite") {
+    const dir = join(work, `pglite-${purpose}`);
+    return {
+      env: { DATA_DIR: dir, DATABASE_URL: "" },
+      config: { kind: "pglite", dataDir: dir },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `tr_bench_${purpose}_${Date.now()}`;
+  await adminQuery(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    config: {
+      kind: "postgres",
+      url: url.toString(),
+      poolSize: 10,
+      statementTimeoutMs: 600_000,
+      connectTimeoutMs: 5_000,
+    },
+    drop: () => adminQuery(`drop database if exists ${name} with (force)`),
+  };
+}
+
+async function adminQuery(statement: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(statement);
+  await client.end();
+}
+
+function phaseOf(
+  records: number,
+  latencies: number[],
+  elapsedMs: number,
+  extra: Partial<Phase> = {},
+): Phase {
+  return {
+    records,
+    recordsPerSecond: Math.round(records / (elapsedMs / 1000)),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+    ...extra,
+  };
+}
+
+async function ingestSuite(target: Target) {
+  const regions = {
+    http1: 0,
+    http4: 1_000_000,
+    store1: 2_000_000,
+    store4: 3_000_000,
+    perRecord: 4_000_000,
+  };
+  const batches = (count: number, offset: number) =>
+    Array.from({ length: count }, (_, b) => v2Batch(b, BATCH, offset));
+  const server = await startServer({ ...target.env, DB_POOL_SIZE: "10" }, fixtureFile);
+  const http = async (name: string, count: number, offset: number, concurrency: number) => {
+    const requests = batches(count, offset).map((data) => ({
+      method: "POST",
+      path: "/api/v2/report",
+      body: JSON.stringify({ data }),
+    }));
+    const cpu0 = server.cpuSeconds();
+    const r = await runLoad({
+      origin: server.origin,
+      key: orgKey(INGEST_ORG),
+      requests,
+      concurrency,
+      expectStatus: 201,
+    });
+    const cpu = server.cpuSeconds() - cpu0;
+    const phase = phaseOf(count * BATCH, r.latencies, r.elapsedMs, {
+      serverCpuPercent: round((cpu / (r.elapsedMs / 1000)) * 100, 0),
+      errors: r.errorCount,
+    });
+    if (r.errorCount > 0) log(`  ${name}: ${r.errorCount} errors, e.g. ${r.errors[0]}`);
+    log(
+      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms`,
+    );
+    return phase;
+  };
+  const out: Record<string, unknown> = {};
+  out.http_1client_new = await http("http 1 client, new keys", plan.http1, regions.http1, 1);
+  out.http_4clients_new = await http("http 4 clients, new keys", plan.http4, regions.http4, 4);
+  out.http_4clients_existing = await http(
+    "http 4 clients, existing keys",
+    plan.http4,
+    regions.http4,
+    4,
+  );
+  out.http_1client_existing = await http(
+    "http 1 client, existing keys",
+    plan.http1,
+    regions.http1,
+    1,
+  );
+  out.serverPeakRssMb = round(server.peakRssMb(), 0);
+  await server.stop();
+
+  const database = await openDatabase(target.config);
+  const direct = async (
+    name: string,
+    fn: typeof storeUpsert,
+    count: number,
+    offset: number,
+    concurrency: number,
+  ) => {
+    const reports = batches(count, offset).map(asReports);
+    const r = await fn(database.db, INGEST_ORG, reports, concurrency);
+    const phase = phaseOf(count * BATCH, r.latencies, r.elapsedMs);
+    log(
+      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms`,
+    );
+    return phase;
+  };
+  out.store_1client_new = await direct(
+    "store 1 client",
+    storeUpsert,
+    plan.store / 4,
+    regions.store1,
+    1,
+  );
+  out.store_4clients_new = await direct(
+    "store 4 clients",
+    storeUpsert,
+    plan.store,
+    regions.store4,
+    4,
+  );
+  out.perRecord_4clients_new = await direct(
+    "per-record 4 clients",
+    perRecordUpsert,
+    plan.perRecord,
+    regions.perRecord,
+    4,
+  );
+  await database.close();
+  const rate = (k: string) => (out[k] as Phase).recordsPerSecond;
+  out.ratioToStore = round(rate("http_4clients_new") / rate("store_4clients_new"), 2);
+  out.ratioToPerRecord = round(rate("http_4clients_new") / rate("perRecord_4clients_new"), 2);
+  return out;
+}
+
+async function listingSuite(target: Target, sizes: number[]) {
+  const out: Record<string, unknown> = {};
+  let have = 0;
+  for (const size of sizes) {
+    log(`  generating ${size} reports`);
+    // The server opens the database itself; an embedded one takes a single process at a time.
+    const database = await openDatabase(target.config);
+    if (have === 0) {
+      await migrate(database.db);
+      await loadFixture(database.db, benchFixture(), new Date());
+    }
+    await bulkGenerate(database.db, have, size, log);
+    await database.close();
+    have = size;
+    const server = await startServer(target.env);
+    const bySize: Record<string, unknown> = {};
+    for (const [name, query] of Object.entries(LISTING_QUERIES)) {
+      const path = `/api/v1/reports${query ? `?${query}` : ""}`;
+      const requests = Array.from({ length: plan.requests }, () => ({ method: "GET", path }));
+      const warm = await runLoad({
+        origin: server.origin,
+        key: orgKey(LISTING_ORG),
+        requests: requests.slice(0, 5),
+        concurrency: 1,
+        expectStatus: 200,
+      });
+      const r = await runLoad({
+        origin: server.origin,
+        key: orgKey(LISTING_ORG),
+        requests,
+        concurrency: 1,
+        expectStatus: 200,
+      });
+      const totalCount = await fetch(`${server.origin}${path}`, {
+        headers: { authorization: orgKey(LISTING_ORG) },
+      })
+        .then((res) => res.json() as Promise<{ totalCount: number }>)
+        .then((b) => b.totalCount);
+      bySize[name] = {
+        p50Ms: round(percentile(r.latencies, 50)),
+        p99Ms: round(percentile(r.latencies, 99)),
+        requests: r.latencies.length,
+        totalCount,
+        errors: r.errorCount + warm.errorCount,
+      };
+      log(
+        `  ${size} ${name}: p50 ${round(percentile(r.latencies, 50))} ms, p99 ${round(percentile(r.latencies, 99))} ms, totalCount ${totalCount}`,
+      );
+    }
+    bySize.serverPeakRssMb = round(server.peakRssMb(), 0);
+    await server.stop();
+    out[String(size)] = bySize;
+  }
+  if (sizes.length === 2) {
+    const [small, large] = sizes.map(
+      (s) => out[String(s)] as Record<string, { p99Ms: number; p50Ms: number }>,
+    );
+    const growth: Record<string, number> = {};
+    for (const name of Object.keys(LISTING_QUERIES)) {
+      const a = small?.[name];
+      const b = large?.[name];
+      if (a && b) growth[name] = round(b.p50Ms / a.p50Ms, 2);
+    }
+    out.growthP50 = growth;
+  }
+  return out;
+}
+
+function markdown(r: Record<string, unknown>): string {
+  const lines = [
+    `## Benchmark ${quick ? "(quick)" : ""} ${r.date}`,
+    "",
+    `Machine: ${JSON.stringify(r.machine)}; total ${r.totalSeconds} s`,
+    "",
+  ];
+  for (const target of ["postgres", "pglite"]) {
+    const t = r[target] as
+      | { ingest: Record<string, unknown>; listing: Record<string, unknown> }
+      | undefined;
+    if (!t) continue;
+    lines.push(
+      `### ${target}: ingest (v2 batches of 300)`,
+      "",
+      "| phase | records/s | p50 ms | p99 ms | server CPU % |",
+      "|---|---:|---:|---:|---:|",
+    );
+    for (const [name, v] of Object.entries(t.ingest)) {
+      if (typeof v !== "object" || v === null) continue;
+      const p = v as Phase;
+      lines.push(
+        `| ${name} | ${p.recordsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.serverCpuPercent ?? ""} |`,
+      );
+    }
+    lines.push(
+      "",
+      `HTTP/store ratio (4 clients, new keys): ${t.ingest.ratioToStore}; HTTP/per-record ratio: ${t.ingest.ratioToPerRecord}; server peak RSS ${t.ingest.serverPeakRssMb} MB`,
+      "",
+    );
+    for (const [size, v] of Object.entries(t.listing)) {
+      if (size === "growthP50") continue;
+      lines.push(
+        `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
+        "",
+        "| query | p50 ms | p99 ms | totalCount |",
+        "|---|---:|---:|---:|",
+      );
+      for (const [name, q] of Object.entries(v as Record<string, unknown>)) {
+        if (typeof q !== "object" || q === null) continue;
+        const x = q as { p50Ms: number; p99Ms: number; totalCount: number };
+        lines.push(`| ${name} | ${x.p50Ms} | ${x.p99Ms} | ${x.totalCount} |`);
+      }
+      lines.push(
+        "",
+        `server peak RSS ${(v as { serverPeakRssMb: number }).serverPeakRssMb} MB`,
+        "",
+      );
+    }
+    if (t.listing.growthP50)
+      lines.push(
+        `Growth of p50 from the smaller to the larger table: ${JSON.stringify(t.listing.growthP50)}`,
+        "",
+      );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,97 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export type RunningServer = {
+  origin: string;
+  pid: number;
+  /** CPU seconds (user + system) the server process has used so far. */
+  cpuSeconds(): number;
+  /** The server's peak resident set size so far, in MB (VmHWM). */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+};
+
+/** Starts `trading-reports serve` as a child process and waits for its listening line. */
+export async function startServer(
+  env: Record<string, string>,
+  seedFile?: string,
+): Promise<RunningServer> {
+  const args = ["dist/main.js", "serve", "--port", "0", ...(seedFile ? ["--seed", seedFile] : [])];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 120_000);
+    child.stdout?.on("data", (d: Buffer) => {
+      const match = /listening on (http:\/\/\S+)/.exec(d.toString());
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  const pid = child.pid ?? 0;
+  return {
+    origin,
+    pid,
+    cpuSeconds: () => {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    },
+    peakRssMb: () => {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return Number(match?.[1] ?? 0) / 1024;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** Runs the load client in its own process with `job` on stdin. */
+export async function runLoad(job: object): Promise<{
+  latencies: number[];
+  errors: string[];
+  errorCount: number;
+  elapsedMs: number;
+}> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/load-client.ts"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stdin?.end(JSON.stringify(job));
+  await new Promise<void>((resolve, reject) =>
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`load client exited ${code}`)),
+    ),
+  );
+  return JSON.parse(out);
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)] ?? Number.NaN;
+}

@@ -1,0 +1,228 @@
+import { readFile } from "node:fs/promises";
+import { SingleBar } from "cli-progress";
+import type { Command } from "commander";
+import type { Config } from "../config.js";
+import { type AdminServices, createAdminServices } from "../services/admin.js";
+import { createCoinGeckoClient } from "../services/coingecko-client.js";
+import type { Database } from "../store/database.js";
+
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+type WithDatabase = <T>(work: (database: Database, config: Config) => Promise<T>) => Promise<T>;
+type Output = { json?: boolean };
+type Input = { args: string[]; opts: Record<string, string | undefined> };
+
+/**
+ * Operator commands: organizations, keys, engagements, market data and eligibility. Each one
+ * only parses, calls an admin service and prints (`--json` for scripts).
+ */
+export function registerAdminCommands(program: Command, io: Io, withDatabase: WithDatabase): void {
+  const run =
+    (
+      work: (admin: AdminServices, input: Input, config: Config) => Promise<unknown>,
+      print: (result: never) => string,
+    ) =>
+    async (...actionArgs: unknown[]) => {
+      // Commander passes the positional arguments, the options, then the command itself.
+      const command = actionArgs.at(-1) as Command;
+      const input = {
+        args: command.args.map(String),
+        opts: command.opts() as Record<string, string | undefined> & Output,
+      };
+      const result = await withDatabase((database, config) =>
+        work(createAdminServices(database.db), input, config),
+      );
+      io.stdout.write(
+        input.opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result as never)}\n`,
+      );
+    };
+  const json = (c: Command) => c.option("--json", "print JSON");
+
+  const org = program.command("org").description("organizations");
+  json(org.command("create <id>").requiredOption("--name <name>", "display name")).action(
+    run(
+      (admin, { args, opts }: Input) =>
+        admin.createOrganization({ id: args[0] ?? "", name: opts.name ?? "" }),
+      (o: { id: string }) => `created organization ${o.id}`,
+    ),
+  );
+  json(org.command("list")).action(
+    run(
+      (admin) => admin.listOrganizations(),
+      (rows: { id: string; name: string }[]) => table(rows.map((r) => [r.id, r.name])),
+    ),
+  );
+
+  const key = program.command("key").description("API keys");
+  json(
+    key.command("create <organization>").option("--label <label>", "what the key is for", ""),
+  ).action(
+    run(
+      (admin, { args, opts }: Input) => admin.createApiKey(args[0] ?? "", opts.label ?? ""),
+      (k: { key: string; prefix: string }) =>
+        `${k.key}\n(shown once: store it now; prefix ${k.prefix})`,
+    ),
+  );
+  json(key.command("list <organization>")).action(
+    run(
+      (admin, { args }: Input) => admin.listApiKeys(args[0] ?? ""),
+      (
+        rows: {
+          prefix: string;
+          label: string;
+          createdAt: Date;
+          lastUsedAt: Date | null;
+          revokedAt: Date | null;
+        }[],
+      ) =>
+        table([
+          ["PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
+          ...rows.map((r) => [
+            r.prefix,
+            r.label,
+            iso(r.createdAt),
+            iso(r.lastUsedAt),
+            iso(r.revokedAt),
+          ]),
+        ]),
+    ),
+  );
+  json(key.command("revoke <organization> <idOrPrefix>")).action(
+    run(
+      (admin, { args }: Input) => admin.revokeApiKey(args[0] ?? "", args[1] ?? ""),
+      () => "revoked",
+    ),
+  );
+
+  const engagement = program
+    .command("engagement")
+    .description("engagements of organizations with projects");
+  json(
+    engagement
+      .command("add <organization> <baseCoinId>")
+      .requiredOption("--type <type>", "project | exchange | prop")
+      .requiredOption("--since <date>", "first day, YYYY-MM-DD")
+      .option("--until <date>", "last day, YYYY-MM-DD"),
+  ).action(
+    run(
+      (admin, { args, opts }: Input) =>
+        admin.addEngagement(args[0] ?? "", {
+          baseCoinId: args[1] ?? "",
+          type: opts.type as "project",
+          since: opts.since ?? "",
+          until: opts.until ?? null,
+        }),
+      (e: { baseCoinId: string; since: string }) => `engaged for ${e.baseCoinId} since ${e.since}`,
+    ),
+  );
+  json(
+    engagement
+      .command("end <organization> <baseCoinId>")
+      .option("--until <date>", "last day (default today)"),
+  ).action(
+    run(
+      (admin, { args, opts }: Input) =>
+        admin.endEngagement(args[0] ?? "", args[1] ?? "", opts.until),
+      (r: { until: string }) => `ended on ${r.until}`,
+    ),
+  );
+  json(engagement.command("list <organization>")).action(
+    run(
+      (admin, { args }: Input) => admin.listEngagements(args[0] ?? ""),
+      (rows: { baseCoinId: string; type: string; since: string; until: string | null }[]) =>
+        table([
+          ["BASE COIN", "TYPE", "SINCE", "UNTIL"],
+          ...rows.map((r) => [r.baseCoinId, r.type, r.since, r.until ?? ""]),
+        ]),
+    ),
+  );
+
+  const marketData = program.command("market-data").description("coins, exchanges and markets");
+  json(marketData.command("import <file>")).action(
+    run(
+      async (admin, { args }: Input) =>
+        admin.importMarketData(JSON.parse(await readFile(args[0] ?? "", "utf8"))),
+      (s: { changed: number; eligibilityChanged: number }) =>
+        `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
+    ),
+  );
+  json(
+    marketData
+      .command("sync")
+      .description(
+        "fetch coins, exchanges and markets from CoinGecko (COINGECKO_API_KEY, COINGECKO_BASE_URL)",
+      )
+      .option("--coins <ids>", "comma-separated coin ids (default: every engaged coin)")
+      .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)"),
+  ).action(
+    run(
+      async (admin, { opts }, config) => {
+        const bar =
+          io.stderr === process.stderr && process.stderr.isTTY
+            ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
+            : undefined;
+        bar?.start(1, 0, { label: "" });
+        const client = createCoinGeckoClient({
+          ...config.coinGecko,
+          onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
+        });
+        try {
+          return await admin.syncMarketData(client, {
+            coinIds: listOf(opts.coins),
+            exchangeIds: listOf(opts.exchanges),
+            onProgress: (done, total, label) => {
+              if (bar === undefined) io.stderr.write(`${done}/${total} ${label}\n`);
+              else {
+                bar.setTotal(total);
+                bar.update(done, { label });
+              }
+            },
+          });
+        } finally {
+          bar?.stop();
+        }
+      },
+      (s: { coins: number; exchanges: number; markets: number; newMarkets: number }) =>
+        `${s.coins} coins, ${s.exchanges} exchanges, ${s.markets} markets (${s.newMarkets} new)`,
+    ),
+  );
+
+  json(
+    program
+      .command("eligibility")
+      .description("eligibility of stored reports")
+      .command("recompute"),
+  ).action(
+    run(
+      (admin) => admin.recomputeEligibility(),
+      (r: { changed: number }) => `${r.changed} reports changed eligibility`,
+    ),
+  );
+}
+
+function listOf(value: string | undefined): string[] | undefined {
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+}
+
+function iso(value: Date | null): string {
+  return value === null ? "" : value.toISOString();
+}
+
+function table(rows: string[][]): string {
+  const widths = rows.reduce<number[]>(
+    (w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)),
+    [],
+  );
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

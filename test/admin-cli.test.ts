@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../src/cli/program.js";
+import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { baseFixture } from "./helpers/fixture.js";
+
+let env: Record<string, string>;
+let dir: string;
+let dropDatabase: () => Promise<void> = async () => {};
+
+/** Runs the CLI in-process against this file's database. */
+async function cli(...argv: string[]) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d) => {
+    out += d;
+  });
+  stderr.on("data", (d) => {
+    err += d;
+  });
+  process.exitCode = undefined;
+  const code = await run(argv, { stdout, stderr, env });
+  process.exitCode = undefined;
+  return { code, out, err };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "admin-cli-"));
+  if (onPostgres) {
+    const database = await freshDatabase();
+    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
+    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
+    dropDatabase = () => database.close();
+    await database.db.destroy().catch(() => {});
+  } else {
+    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
+  }
+  writeFileSync(join(dir, "fixture.json"), JSON.stringify(baseFixture()));
+  expect((await cli("seed", join(dir, "fixture.json"))).code).toBe(0);
+});
+
+afterAll(async () => {
+  await dropDatabase().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("operator CLI", () => {
+  it("creates and lists organizations, refusing duplicates and bad ids", async () => {
+    expect(await cli("org", "create", "initech", "--name", "Initech")).toMatchObject({ code: 0 });
+    const list = await cli("org", "list", "--json");
+    expect(JSON.parse(list.out).map((o: { id: string }) => o.id)).toEqual([
+      "acme",
+      "globex",
+      "initech",
+    ]);
+    const duplicate = await cli("org", "create", "initech", "--name", "Again");
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.err).toContain("already exists");
+    expect((await cli("org", "create", "Bad Id!", "--name", "x")).code).toBe(1);
+    expect((await cli("org", "create", "noname")).code).toBe(2);
+  });
+
+  it("creates a key shown once, lists it by prefix and revokes it", async () => {
+    const created = await cli("key", "create", "initech", "--label", "ci", "--json");
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.out) as { key: string; prefix: string };
+    expect(key.key).toMatch(/^trk_[A-Za-z0-9_-]{43}$/);
+    expect(key.key.startsWith(key.prefix)).toBe(true);
+    const listed = JSON.parse((await cli("key", "list", "initech", "--json")).out);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ prefix: key.prefix, label: "ci", revokedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+    expect((await cli("key", "revoke", "initech", key.prefix)).code).toBe(0);
+    const after = JSON.parse((await cli("key", "list", "initech", "--json")).out);
+    expect(after[0].revokedAt).not.toBeNull();
+    expect((await cli("key", "revoke", "initech", key.prefix)).code).toBe(1);
+    expect((await cli("key", "create", "nobody")).code).toBe(1);
+  });
+
+  it("adds, lists and ends engagements", async () => {
+    expect(
+      (
+        await cli(
+          "engagement",
+          "add",
+          "initech",
+          "chainlink",
+          "--type",
+          "prop",
+          "--since",
+          "2025-01-01",
+        )
+      ).code,
+    ).toBe(0);
+    const listed = JSON.parse((await cli("engagement", "list", "initech", "--json")).out);
+    expect(listed).toEqual([
+      expect.objectContaining({
+        baseCoinId: "chainlink",
+        type: "prop",
+        since: "2025-01-01",
+        until: null,
+      }),
+    ]);
+    expect(
+      (await cli("engagement", "end", "initech", "chainlink", "--until", "2025-06-30")).code,
+    ).toBe(0);
+    const ended = JSON.parse((await cli("engagement", "list", "initech", "--json")).out);
+    expect(ended[0].until).toBe("2025-06-30");
+    const badType = await cli(
+      "engagement",
+      "add",
+      "initech",
+      "chainlink",
+      "--type",
+      "loan",
+      "--since",
+      "2025-01-01",
+    );
+    expect(badType.code).toBe(1);
+    expect(badType.err).toContain("Invalid enum value");
+    expect(
+      (
+        await cli(
+          "engagement",
+          "add",
+          "initech",
+          "nocoin",
+          "--type",
+          "prop",
+          "--since",
+          "2025-01-01",
+        )
+      ).code,
+    ).toBe(1);
+  });
+
+  it("imports market data and recomputes eligibility", async () => {
+    const file = join(dir, "markets.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        markets: [
+          {
+            exchangeId: "kraken",
+            baseCoinId: "uniswap",
+            quoteSymbol: "EUR",
+            instrumentType: "spot",
+            collectedSince: "2024-01-01",
+          },
+        ],
+      }),
+    );
+    const imported = await cli("market-data", "import", file, "--json");
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.out).changed).toBe(1);
+    expect(JSON.parse((await cli("market-data", "import", file, "--json")).out).changed).toBe(0);
+    const recompute = await cli("eligibility", "recompute", "--json");
+    expect(recompute.code).toBe(0);
+    expect(JSON.parse(recompute.out)).toEqual({ changed: 0 });
+    writeFileSync(file, JSON.stringify({ organizations: [] }));
+    expect((await cli("market-data", "import", file)).code).toBe(1);
+  });
+});
