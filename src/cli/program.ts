@@ -1,7 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { Command, CommanderError, Option } from "commander";
-import { registerAdminCommands } from "./admin.js";
-import { registerSubmitCommand } from "./submit.js";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { DomainError, ValidationError } from "../domain/errors.js";
 import { buildApp } from "../http/app.js";
@@ -10,6 +8,9 @@ import { loadFixture } from "../services/fixtures.js";
 import { createServices } from "../services/index.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
+import { registerAdminCommands } from "./admin.js";
+import { registerExportCommand } from "./export.js";
+import { registerSubmitCommand } from "./submit.js";
 
 export type Io = {
   stdout: NodeJS.WritableStream;
@@ -68,6 +69,7 @@ export function buildProgram(io: Io): Command {
 
   registerAdminCommands(program, io, (work) => withDatabase(io, work));
   registerSubmitCommand(program, io);
+  registerExportCommand(program, io);
 
   return program;
 }

@@ -24,3 +24,35 @@ export function addDays(date: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days);
   return utcDate(d);
 }
+
+/** The first day of the month of `date`. */
+export function monthOf(date: string): string {
+  return `${date.slice(0, 7)}-01`;
+}
+
+/** The first day of the month `months` after the month starting on `month`. */
+export function addMonths(month: string, months: number): string {
+  const d = new Date(`${month}T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return utcDate(d);
+}
+
+/**
+ * The whole calendar months inside [from, to] (either end open when undefined), as the first
+ * days of the first and last such month; undefined when the range holds no whole month.
+ */
+export function wholeMonthsWithin(
+  from: string | undefined,
+  to: string | undefined,
+): { first: string | undefined; last: string | undefined } | undefined {
+  const first =
+    from === undefined ? undefined : from === monthOf(from) ? from : addMonths(monthOf(from), 1);
+  const last =
+    to === undefined
+      ? undefined
+      : addDays(to, 1) === addMonths(monthOf(to), 1)
+        ? monthOf(to)
+        : addMonths(monthOf(to), -1);
+  if (first !== undefined && last !== undefined && first > last) return undefined;
+  return { first, last };
+}

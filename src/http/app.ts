@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { HttpConfig } from "../config.js";
-import { hashApiKey } from "../domain/api-key.js";
+import { hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
 import type { Services } from "../services/index.js";
 import type { Caller } from "../services/submit-reports.js";
 import { errorBody, handleError, overloadedRetryAfter } from "./errors.js";
@@ -45,6 +45,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
+  // Slow clients: the headers, like the whole request, must arrive within the timeout.
+  app.server.headersTimeout = http.requestTimeoutMs;
   app.decorateRequest("caller", null as unknown as Caller);
   // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
   // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
@@ -67,8 +69,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Per API key (hashed: the key itself never sits in memory longer than needed); clients
     // without a key share their address's budget.
     keyGenerator: (request) => {
-      const auth = request.headers.authorization;
-      return auth ? `key:${hashApiKey(auth)}` : `ip:${request.ip}`;
+      // The key as authentication reads it: `KEY`, `Bearer KEY` and ` KEY ` share one budget,
+      // so rewriting the header cannot buy a fresh one.
+      const key = keyFromAuthorization(request.headers.authorization);
+      return key !== undefined ? `key:${hashApiKey(key)}` : `ip:${request.ip}`;
     },
     allowList: (request) => request.url === "/healthz" || request.url === "/readyz",
     errorResponseBuilder: (_request, context) => ({

@@ -10,7 +10,7 @@ import { createReportStore } from "../store/report-store.js";
 import type { Tables } from "../store/tables.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
-import { listReports } from "./list-reports.js";
+import { exportReports, listReports } from "./list-reports.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listProjects } from "./reference-listing.js";
 import { type Caller, submitReports } from "./submit-reports.js";
@@ -38,11 +38,16 @@ export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
     listReports: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReports({ listing, organizations, referenceData, now }, caller, query),
     ),
+    /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
+    exportReports: (caller: Caller, query: ListQuery) =>
+      exportReports({ listing, organizations, referenceData, now }, caller, query),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
     listExchanges: unavailableWhenDatabaseIs(() => listExchanges({ referenceData })),
     ready: unavailableWhenDatabaseIs(() => ping(db)),
+    /** Runs any database work with the same "unavailable" translation as the services. */
+    guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
   };
 }
 

@@ -10,7 +10,7 @@ import {
 import { type ListQuery, MAX_PAGE_SIZE, type ReportPage } from "../schemas/list-query.js";
 import type { ReportItem } from "../schemas/report.js";
 import type { OrganizationStore } from "../store/organization-store.js";
-import type { ReportListing, StoredReport } from "../store/report-listing.js";
+import type { ListFilter, ReportListing, StoredReport } from "../store/report-listing.js";
 import { metricColumn } from "../store/report-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 import type { Caller } from "./submit-reports.js";
@@ -33,21 +33,7 @@ export async function listReports(
 ): Promise<ReportPage> {
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
-  const engaged = await deps.organizations.activeEngagements(
-    caller.organizationId,
-    utcDate(deps.now()),
-  );
-  const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
-  const filter = {
-    organizationId: caller.organizationId,
-    baseCoinIds:
-      query.baseCoinId === undefined
-        ? engagedCoins
-        : engagedCoins.filter((c) => c === query.baseCoinId),
-    exchangeId: query.exchangeId,
-    dateGte: query.dateGte,
-    dateLte: query.dateLte,
-  };
+  const filter = await filterFor(deps, caller, query);
   const [totalCount, rows, ref] = await Promise.all([
     deps.listing.count(filter),
     deps.listing.page(filter, pageSize, (page - 1) * pageSize),
@@ -58,6 +44,51 @@ export async function listReports(
     totalPages: Math.ceil(totalCount / pageSize),
     totalCount,
     items: rows.map((row) => toItem(row, ref)),
+  };
+}
+
+const EXPORT_CHUNK = 2_000;
+
+/**
+ * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so
+ * a long export costs the same per chunk from start to end). With `page` set, that page only.
+ */
+export async function* exportReports(
+  deps: ListDeps,
+  caller: Caller,
+  query: ListQuery,
+): AsyncGenerator<ReportItem[]> {
+  if (query.page !== undefined) {
+    yield (await listReports(deps, caller, query)).items;
+    return;
+  }
+  const filter = await filterFor(deps, caller, query);
+  const ref = await deps.referenceData.current();
+  let cursor: StoredReport | undefined;
+  for (;;) {
+    const rows = await deps.listing.after(filter, EXPORT_CHUNK, cursor);
+    if (rows.length > 0) yield rows.map((row) => toItem(row, ref));
+    if (rows.length < EXPORT_CHUNK) return;
+    cursor = rows.at(-1);
+  }
+}
+
+/** The listing filter: the query's, within the coins the organization is engaged for today. */
+async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Promise<ListFilter> {
+  const engaged = await deps.organizations.activeEngagements(
+    caller.organizationId,
+    utcDate(deps.now()),
+  );
+  const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  return {
+    organizationId: caller.organizationId,
+    baseCoinIds:
+      query.baseCoinId === undefined
+        ? engagedCoins
+        : engagedCoins.filter((c) => c === query.baseCoinId),
+    exchangeId: query.exchangeId,
+    dateGte: query.dateGte,
+    dateLte: query.dateLte,
   };
 }
 

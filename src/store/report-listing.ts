@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
+import { addDays, addMonths, wholeMonthsWithin } from "../domain/dates.js";
 import { METRICS } from "../domain/report.js";
 import { metricColumn } from "./report-store.js";
 import type { ReportRow, Tables } from "./tables.js";
@@ -34,24 +35,68 @@ const selected = sql.raw(
     .join(", "),
 );
 
-function where(f: ListFilter): RawBuilder<unknown> {
+function where(
+  f: ListFilter,
+  dates: { from?: string; to?: string } = { from: f.dateGte, to: f.dateLte },
+) {
   const conditions = [
     sql`organization_id = ${f.organizationId}`,
     sql`base_coin_id = any(${f.baseCoinIds}::text[])`,
   ];
   if (f.exchangeId !== undefined) conditions.push(sql`exchange_id = ${f.exchangeId}`);
-  if (f.dateGte !== undefined) conditions.push(sql`date >= ${f.dateGte}::date`);
-  if (f.dateLte !== undefined) conditions.push(sql`date <= ${f.dateLte}::date`);
+  if (dates.from !== undefined) conditions.push(sql`date >= ${dates.from}::date`);
+  if (dates.to !== undefined) conditions.push(sql`date <= ${dates.to}::date`);
   return sql.join(conditions, sql` and `);
+}
+
+/** Where a listing walk stopped: the key of the last report it returned. */
+export type ListCursor = Pick<
+  StoredReport,
+  "date" | "exchange_id" | "base_coin_id" | "quote_key" | "instrument_type"
+>;
+
+/** Reports after `c` in listing order (date descending, the rest ascending). */
+function after(c: ListCursor): RawBuilder<unknown> {
+  return sql`(date < ${c.date}::date or (date = ${c.date}::date and
+    (exchange_id, base_coin_id, quote_key, instrument_type) >
+    (${c.exchange_id}, ${c.base_coin_id}, ${c.quote_key}, ${c.instrument_type})))`;
+}
+
+/**
+ * The count, answered from report_month_counts for the whole months in the date range and
+ * row by row (over an index) only for the partial months at its edges. With an exchange
+ * filter the matching rows are few (one exchange of many) and are counted directly.
+ */
+function countQuery(f: ListFilter): RawBuilder<{ n: number }> {
+  const exact = (dates: { from?: string; to?: string }) =>
+    sql`(select count(*) from reports where ${where(f, dates)})`;
+  const months = f.exchangeId === undefined ? wholeMonthsWithin(f.dateGte, f.dateLte) : undefined;
+  if (months === undefined)
+    return sql`select ${exact({ from: f.dateGte, to: f.dateLte })}::int as n`;
+  const conditions = [
+    sql`organization_id = ${f.organizationId}`,
+    sql`base_coin_id = any(${f.baseCoinIds}::text[])`,
+  ];
+  if (months.first !== undefined) conditions.push(sql`month >= ${months.first}::date`);
+  if (months.last !== undefined) conditions.push(sql`month <= ${months.last}::date`);
+  const parts = [
+    sql`(select coalesce(sum(n), 0) from report_month_counts where ${sql.join(conditions, sql` and `)})`,
+  ];
+  if (f.dateGte !== undefined && months.first !== undefined && f.dateGte < months.first) {
+    parts.push(exact({ from: f.dateGte, to: addDays(months.first, -1) }));
+  }
+  if (f.dateLte !== undefined && months.last !== undefined) {
+    const afterLast = addMonths(months.last, 1);
+    if (f.dateLte >= afterLast) parts.push(exact({ from: afterLast, to: f.dateLte }));
+  }
+  return sql`select (${sql.join(parts, sql` + `)})::int as n`;
 }
 
 export function createReportListing(db: Kysely<Tables>) {
   return {
     async count(filter: ListFilter): Promise<number> {
       if (filter.baseCoinIds.length === 0) return 0;
-      const r = await sql<{
-        n: number;
-      }>`select count(*)::int as n from reports where ${where(filter)}`.execute(db);
+      const r = await countQuery(filter).execute(db);
       return r.rows[0]?.n ?? 0;
     },
 
@@ -73,6 +118,21 @@ export function createReportListing(db: Kysely<Tables>) {
         order by p.date desc, p.exchange_id, p.base_coin_id, p.quote_key, p.instrument_type`.execute(
         db,
       );
+      return r.rows;
+    },
+
+    /** The next `limit` reports after `cursor` (from the start without one): for exports. */
+    async after(
+      filter: ListFilter,
+      limit: number,
+      cursor: ListCursor | undefined,
+    ): Promise<StoredReport[]> {
+      if (filter.baseCoinIds.length === 0) return [];
+      const r = await sql<StoredReport>`
+        select ${selected} from reports r
+        where ${where(filter)} ${cursor === undefined ? sql`` : sql`and ${after(cursor)}`}
+        order by ${ORDER}
+        limit ${limit}`.execute(db);
       return r.rows;
     },
   };

@@ -44,7 +44,8 @@ export function createReportStore(db: Kysely<Tables>) {
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
      * from updated rows (xmax = 0 only on a freshly inserted tuple), the append of every
-     * accepted version to report_versions, and the submission log line. One statement is one
+     * accepted version to report_versions, the per-month counts the listing sums, and the
+     * submission log line. One statement is one
      * transaction, so a batch is stored whole or not at all. Rows are written in key order
      * (the caller sorts) so that concurrent batches lock overlapping keys in one order.
      */
@@ -67,11 +68,19 @@ export function createReportStore(db: Kysely<Tables>) {
               ),
             )},
             updated_at = now()
-          returning r.id, (r.xmax = 0) as created, ${list(valueColumns, "r.")}
+          returning r.id, (r.xmax = 0) as created, r.base_coin_id, r.date, ${list(valueColumns, "r.")}
         ),
         versions as (
           insert into report_versions (report_id, submission_id, ${list(valueColumns)})
           select id, ${log.id}::uuid, ${list(valueColumns)} from upserted
+        ),
+        counted as (
+          insert into report_month_counts as c (organization_id, base_coin_id, month, n)
+          select ${log.organizationId}, base_coin_id, date_trunc('month', date)::date, count(*)
+          from upserted where created
+          group by base_coin_id, date_trunc('month', date)
+          order by base_coin_id, date_trunc('month', date)
+          on conflict (organization_id, base_coin_id, month) do update set n = c.n + excluded.n
         ),
         submission as (
           insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,

@@ -1,9 +1,11 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { listQuerySchema } from "../../schemas/list-query.js";
 import { problemsOf } from "../../schemas/problems.js";
 import type { Services } from "../../services/index.js";
+import { prefersCsv, reportCsv } from "../report-csv.js";
 
 export function reportRoutes(services: Services) {
   return async (app: FastifyInstance) => {
@@ -18,12 +20,20 @@ export function reportRoutes(services: Services) {
         return reply.code(201).send(result);
       });
     }
-    app.get("/api/v1/reports", async (request) => {
+    app.get("/api/v1/reports", async (request, reply) => {
       const query = listQuerySchema.safeParse(request.query);
       if (!query.success) {
         throw new ValidationError(problemsOf(query.error));
       }
-      return services.listReports(request.caller, query.data);
+      if (!prefersCsv(request.headers.accept))
+        return services.listReports(request.caller, query.data);
+      const chunks = services.exportReports(request.caller, query.data);
+      // The first chunk is read before answering, so that a failure still gets a proper status.
+      const first = await services.guard(() => chunks.next());
+      return reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="reports.csv"')
+        .send(Readable.from(reportCsv(first, chunks)));
     });
   };
 }
