@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { METRICS, type Report } from "../src/domain/report.js";
+import { createReferenceStore } from "../src/store/reference-store.js";
 import { createReportStore, metricColumn } from "../src/store/report-store.js";
 import type { Tables } from "../src/store/tables.js";
 
@@ -46,18 +47,21 @@ async function runConcurrently(
 }
 
 /** The service's own store path: one unnest upsert + history append per batch. */
-export function storeUpsert(
+export async function storeUpsert(
   db: Kysely<Tables>,
   organizationId: string,
   batches: Report[][],
   concurrency: number,
 ) {
   const store = createReportStore(db);
+  const version = await createReferenceStore(db).version();
   return runConcurrently(batches, concurrency, async (batch) => {
-    await store.upsert(
+    const stored = await store.upsert(
       { id: randomUUID(), organizationId, apiKeyId: null, schemaVersion: 2 },
       batch,
+      version,
     );
+    if (stored === undefined) throw new Error("reference data changed during the benchmark");
   });
 }
 

@@ -29,7 +29,11 @@ export class ReferenceData {
   private readonly groups = new Map<string, Exchange[]>();
   private readonly markets = new Map<string, Market[]>();
 
-  constructor(readonly snapshot: ReferenceSnapshot) {
+  /** `version` identifies the snapshot: it changes whenever the data does. */
+  constructor(
+    readonly snapshot: ReferenceSnapshot,
+    readonly version = 0,
+  ) {
     this.coins = new Map(snapshot.coins.map((c) => [c.id, c]));
     this.exchanges = new Map(snapshot.exchanges.map((e) => [e.id, e]));
     const byId = [...snapshot.exchanges].sort((a, b) => (a.id < b.id ? -1 : 1));

@@ -60,6 +60,9 @@ export function handleError(
 }
 
 function clientErrorBody(error: FastifyError, status: number): ErrorBody {
+  // The rate limiter throws the body its errorResponseBuilder made: keep its message (the limit
+  // and when to retry), which is ours and safe to show.
+  if (status === 429 && typeof error.message === "string") return errorBody(429, error.message);
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":

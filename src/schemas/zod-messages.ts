@@ -6,9 +6,15 @@ import { z } from "zod";
  * this one error map, installed for the whole process, reproduces Zod 3's wording.
  */
 export function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
+  // A missing field is "Required" whatever its schema (Zod 4 reports a missing enum as a bad
+  // value rather than a bad type).
+  if (
+    issue.input === undefined &&
+    (issue.code === "invalid_type" || issue.code === "invalid_value")
+  )
+    return "Required";
   switch (issue.code) {
     case "invalid_type":
-      if (issue.input === undefined) return "Required";
       if (issue.expected === "number" && typeof issue.input === "number") {
         return Number.isNaN(issue.input)
           ? "Expected number, received nan"

@@ -37,7 +37,7 @@ export class ReferenceDataCache {
     const version = await this.store.version();
     if (this.loaded === undefined || this.loaded.version !== version) {
       const { version: loadedVersion, snapshot } = await this.store.snapshot();
-      this.loaded = { version: loadedVersion, data: new ReferenceData(snapshot) };
+      this.loaded = { version: loadedVersion, data: new ReferenceData(snapshot, loadedVersion) };
     }
     this.checkedAt = this.now();
     return this.loaded.data;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { utcDate } from "../domain/dates.js";
+import { UnavailableError } from "../domain/errors.js";
 import { compareRecordKeys, type SchemaVersion } from "../domain/report.js";
 import type { SubmissionResult } from "../schemas/report.js";
 import type { ReportStore } from "../store/report-store.js";
@@ -23,19 +24,29 @@ export async function submitReports(
   caller: Caller,
   request: { version: SchemaVersion; body: unknown; dryRun: boolean },
 ): Promise<SubmissionResult> {
-  const ref = await deps.referenceData.current();
-  const reports = validateBatch(request.version, request.body, ref, utcDate(deps.now()));
-  reports.sort(compareRecordKeys);
-  const log = {
-    id: randomUUID(),
-    organizationId: caller.organizationId,
-    apiKeyId: caller.apiKeyId,
-    schemaVersion: request.version,
-  };
-  if (!request.dryRun) return deps.reports.upsert(log, reports);
-
-  const existing = await deps.reports.countExisting(caller.organizationId, reports);
-  const counts = { createdCount: reports.length - existing, updatedCount: existing };
-  await deps.reports.logDryRun(log, reports.length, counts);
-  return counts;
+  for (let attempt = 1; ; attempt++) {
+    const ref = await deps.referenceData.current();
+    const reports = validateBatch(request.version, request.body, ref, utcDate(deps.now()));
+    reports.sort(compareRecordKeys);
+    const log = {
+      id: randomUUID(),
+      organizationId: caller.organizationId,
+      apiKeyId: caller.apiKeyId,
+      schemaVersion: request.version,
+    };
+    if (request.dryRun) {
+      const existing = await deps.reports.countExisting(caller.organizationId, reports);
+      const counts = { createdCount: reports.length - existing, updatedCount: existing };
+      await deps.reports.logDryRun(log, reports.length, counts);
+      return counts;
+    }
+    const stored = await deps.reports.upsert(log, reports, ref.version);
+    if (stored !== undefined) return stored;
+    // Market data changed since this batch was checked: check it again against the new data.
+    deps.referenceData.invalidate();
+    if (attempt >= MAX_ATTEMPTS)
+      throw new UnavailableError("reference data keeps changing; retry later");
+  }
 }
+
+const MAX_ATTEMPTS = 5;

@@ -43,6 +43,9 @@ const fieldOrder = {
 
 type FieldProblem = { field: string | undefined; message: string };
 
+/** Stands for a field that failed its shape check, in the rules run on the rest. */
+const MALFORMED = Symbol("malformed");
+
 /**
  * Validates a whole submission body: its shape, every record's fields (spec 2.1/2.2), the
  * reference data (exchange, base and quote coins), exchange routing and duplicate keys.
@@ -102,7 +105,9 @@ function validateRecord(
   }));
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
     const bad = new Set(problems.map((p) => p.field));
-    const valid = (field: string) => (bad.has(field) ? undefined : Reflect.get(raw, field));
+    // A malformed field is present, just not usable: it must not count as missing (a
+    // quoteCoinSymbol of the wrong type is not "neither quote field").
+    const valid = (field: string) => (bad.has(field) ? MALFORMED : Reflect.get(raw, field));
     const partial = ruleProblems(version, valid, ref, today).problems;
     problems.push(...partial.filter((p) => !bad.has(p.field)));
   }
@@ -125,7 +130,7 @@ function checkRules(
 
 type Stored = { exchange: Exchange; instrumentType: InstrumentType };
 
-/** The domain rules on whichever fields passed the shape check (`value` is undefined else). */
+/** The domain rules on whichever fields passed the shape check (`value` is MALFORMED else). */
 function ruleProblems(
   version: SchemaVersion,
   value: (field: string) => unknown,

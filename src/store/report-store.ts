@@ -45,15 +45,28 @@ export function createReportStore(db: Kysely<Tables>) {
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
      * from updated rows (xmax = 0 only on a freshly inserted tuple), the append of every
      * accepted version to report_versions, the per-month counts the listing sums, and the
-     * submission log line. One statement is one
-     * transaction, so a batch is stored whole or not at all. Rows are written in key order
-     * (the caller sorts) so that concurrent batches lock overlapping keys in one order.
+     * submission log line. One statement is one transaction, so a batch is stored whole or
+     * not at all. Rows are written in key order (the caller sorts) so that concurrent batches
+     * lock overlapping keys in one order.
+     *
+     * Eligibility was computed from reference data of version `referenceVersion`. The
+     * statement share-locks the version row: a market-data load that bumped it first makes
+     * the statement write nothing (it sees the new version: READ COMMITTED re-reads a locked
+     * row) and return undefined, so the caller re-validates; a load that comes later waits for
+     * this commit, and its eligibility recomputation then sees these rows.
      */
-    async upsert(log: SubmissionLog, reports: Report[]): Promise<UpsertCounts> {
+    async upsert(
+      log: SubmissionLog,
+      reports: Report[],
+      referenceVersion: number,
+    ): Promise<UpsertCounts | undefined> {
       const input = unnestReports(reports);
-      const query = sql<{ created: number; total: number }>`
-        with input as (
-          select * from ${input}
+      const query = sql<{ created: number; total: number; current: boolean }>`
+        with guard as (
+          select version from reference_data_version for share
+        ),
+        input as (
+          select * from ${input} where (select version from guard) = ${referenceVersion}
         ),
         upserted as (
           insert into reports as r (organization_id, ${list(keyColumns)}, ${list(valueColumns)},
@@ -87,12 +100,14 @@ export function createReportStore(db: Kysely<Tables>) {
             record_count, created_count, updated_count)
           select ${log.id}::uuid, ${log.organizationId}, ${log.apiKeyId}::uuid, ${log.schemaVersion},
             false, count(*), count(*) filter (where created), count(*) filter (where not created)
-          from upserted
+          from upserted having count(*) > 0
         )
-        select (count(*) filter (where created))::int as created, count(*)::int as total
+        select (count(*) filter (where created))::int as created, count(*)::int as total,
+          (select version from guard) = ${referenceVersion} as current
         from upserted`;
       const result = await withTransientRetry(() => query.execute(db));
-      const row = result.rows[0] ?? { created: 0, total: 0 };
+      const row = result.rows[0];
+      if (row === undefined || !row.current) return undefined;
       return { createdCount: row.created, updatedCount: row.total - row.created };
     },
 

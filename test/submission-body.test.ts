@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { v1Record, v2Record } from "./helpers/fixture.js";
+import {
+  dayAfter,
+  listedOn,
+  type Problem,
+  problemsOf,
+  submit,
+  submitOk,
+  type Version,
+} from "./helpers/submission.js";
+
+// A fixed clock, so that "yesterday" is a known date.
+const TODAY = "2025-06-15";
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ now: () => new Date(`${TODAY}T12:00:00Z`) });
+});
+afterAll(async () => t?.close());
+
+describe("the shape of the body", () => {
+  const records = (n: number, version: Version) =>
+    Array.from({ length: n }, (_, i) =>
+      (version === 2 ? v2Record : v1Record)({ date: dayAfter("2010-01-01", i) }),
+    );
+
+  const problem = (message: string): Problem[] => [{ path: "data", message }];
+  it.each([
+    ["without data", 2, {}, problem("Required")],
+    ["without data", 1, {}, problem("Required")],
+    ["whose data is an object", 2, { data: { a: 1 } }, problem("Expected array, received object")],
+    ["whose data is a string", 2, { data: "x" }, problem("Expected array, received string")],
+    ["with no records", 2, { data: [] }, problem("Array must contain at least 1 element(s)")],
+    ["with no records", 1, { data: [] }, problem("Array must contain at least 1 element(s)")],
+    [
+      "with 301 records",
+      2,
+      { data: records(301, 2) },
+      problem("Array must contain at most 300 element(s)"),
+    ],
+    [
+      "with 1001 records",
+      1,
+      { data: records(1001, 1) },
+      problem("Array must contain at most 1000 element(s)"),
+    ],
+  ] as [string, Version, unknown, Problem[]][])(
+    "a body %s is refused in v%s with its problem at path data",
+    async (_what, version, body, expected) => {
+      expect(problemsOf(await submit(t, version, body))).toEqual(expected);
+    },
+  );
+
+  it.each([
+    [2, 300],
+    [1, 1000],
+  ] as [Version, number][])("a v%s batch of exactly %s records is accepted", async (version, n) => {
+    const response = await submit(
+      t,
+      version,
+      { data: records(n, version) },
+      {
+        headers: { "x-dry-run": "true" },
+      },
+    );
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({ createdCount: n, updatedCount: 0 });
+  });
+
+  it("malformed JSON is a 400 with the one message 'Malformed JSON body'", async () => {
+    const response = await submit(t, 2, '{"data": [');
+    expect(response.json()).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: [{ message: "Malformed JSON body" }],
+    });
+  });
+
+  it("a body that is not JSON is refused with 415", async () => {
+    const response = await submit(t, 2, "data", { headers: { "content-type": "text/plain" } });
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toMatchObject({ statusCode: 415, message: expect.any(String) });
+  });
+
+  it("a body over 2 MiB is refused with 413", async () => {
+    const padding = "x".repeat(2 * 1024 * 1024);
+    const response = await submit(t, 2, { data: [v2Record({ padding })] });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ statusCode: 413, message: expect.any(String) });
+  });
+});
+
+describe("problems of a batch", () => {
+  it("every problem of the batch is reported at once, in record and field order", async () => {
+    const response = await submit(t, 2, {
+      data: [
+        v2Record({ date: "2021-01-01" }),
+        v2Record({ bidDepth50: "x", date: "2025-02-30", baseCoinId: "nope" }),
+        v2Record({ date: "2021-01-02" }),
+        v2Record({ type: "x", exchangeId: "nope", topOfBookPercentage: 101 }),
+      ],
+    });
+    expect(problemsOf(response)).toEqual([
+      { path: "data.1.date", message: "Invalid date, expected YYYY-MM-DD" },
+      {
+        path: "data.1.baseCoinId",
+        message: "Base coin with id 'nope' does not match any valid ticker id",
+      },
+      { path: "data.1.bidDepth50", message: "Expected number, received string" },
+      {
+        path: "data.3.exchangeId",
+        message: "Exchange with id 'nope' does not match any supported exchange id",
+      },
+      { path: "data.3.topOfBookPercentage", message: "Number must be less than or equal to 100" },
+      {
+        path: "data.3.type",
+        message: "Invalid enum value. Expected 'project' | 'exchange' | 'prop', received 'x'",
+      },
+    ]);
+  });
+
+  it("a later record with the key of an earlier one is a duplicate naming the first", async () => {
+    const record = v2Record({ date: "2021-02-01" });
+    const response = await submit(t, 2, {
+      data: [record, v2Record({ date: "2021-02-02" }), record, { ...record, bidDepth50: 1 }],
+    });
+    expect(problemsOf(response)).toEqual([
+      { path: "data.2", message: "Duplicate record key (same as data.0)" },
+      { path: "data.3", message: "Duplicate record key (same as data.0)" },
+    ]);
+  });
+
+  it("duplicates are judged after routing: spot data named for binance_futures is binance's", async () => {
+    const response = await submit(t, 2, {
+      data: [
+        v2Record({ date: "2021-02-03", exchangeId: "binance_futures" }),
+        v2Record({ date: "2021-02-03", exchangeId: "binance" }),
+      ],
+    });
+    expect(problemsOf(response)).toEqual([
+      { path: "data.1", message: "Duplicate record key (same as data.0)" },
+    ]);
+  });
+
+  it("quote symbols differing only in case are one key", async () => {
+    const record = { date: "2021-02-04", exchangeId: "kraken", quoteCoinId: undefined };
+    const response = await submit(t, 1, {
+      data: [
+        v1Record({ ...record, quoteCoinSymbol: "usd" }),
+        v1Record({ ...record, quoteCoinSymbol: "USD" }),
+      ],
+    });
+    expect(problemsOf(response)).toEqual([
+      { path: "data.1", message: "Duplicate record key (same as data.0)" },
+    ]);
+  });
+
+  it("records of one pair with different instrument types are not duplicates", async () => {
+    const counts = await submitOk(t, 2, [
+      v2Record({ date: "2021-02-05", instrumentType: "spot" }),
+      v2Record({ date: "2021-02-05", instrumentType: "perp" }),
+    ]);
+    expect(counts).toEqual({ createdCount: 2, updatedCount: 0 });
+  });
+  it.each([
+    [2, { quoteCoinSymbol: 5 }, "quoteCoinSymbol", "Expected string, received number"],
+    [1, { quoteCoinSymbol: ["USD"] }, "quoteCoinSymbol", "Expected string, received array"],
+    [2, { quoteCoinId: 5 }, "quoteCoinId", "Expected string, received number"],
+  ] as [Version, Record<string, unknown>, string, string][])(
+    "a malformed quote field in v%s is reported as such, not as a missing quote",
+    async (version, quote, field, message) => {
+      const record = version === 2 ? v2Record : v1Record;
+      const data = [record({ date: "2021-02-06", quoteCoinId: undefined, ...quote })];
+      expect(problemsOf(await submit(t, version, { data }))).toEqual([
+        { path: `data.0.${field}`, message },
+      ]);
+    },
+  );
+});
+
+describe("accepted variations", () => {
+  it("unknown fields are ignored", async () => {
+    const counts = await submitOk(t, 2, [
+      v2Record({ date: "2021-03-01", comment: "hi", extra: { a: 1 } }),
+    ]);
+    expect(counts).toEqual({ createdCount: 1, updatedCount: 0 });
+  });
+
+  it("quoteCoinSymbol is matched case-insensitively and stored upper-case", async () => {
+    const record = {
+      date: "2024-03-02",
+      exchangeId: "kraken",
+      quoteCoinId: undefined,
+      quoteCoinSymbol: "uSd",
+    };
+    await submitOk(t, 2, [v2Record(record)]);
+    const item = await listedOn(t, "2024-03-02");
+    expect(item).toMatchObject({ quoteCoinSymbol: "USD", eligibilityStatus: "eligible" });
+    expect(item).not.toHaveProperty("quoteCoinId");
+  });
+
+  it("a quoteCoinSymbol alongside a quoteCoinId is accepted and the id decides the key", async () => {
+    await submitOk(t, 2, [v2Record({ date: "2021-03-03", quoteCoinSymbol: "whatever" })]);
+    const again = await submitOk(t, 2, [v2Record({ date: "2021-03-03", quoteCoinSymbol: "USDT" })]);
+    expect(again).toEqual({ createdCount: 0, updatedCount: 1 });
+  });
+
+  it("the earliest date, 2000-01-01, and yesterday are accepted", async () => {
+    const counts = await submitOk(t, 2, [
+      v2Record({ date: "2000-01-01" }),
+      v2Record({ date: dayAfter(TODAY, -1) }),
+    ]);
+    expect(counts).toEqual({ createdCount: 2, updatedCount: 0 });
+  });
+
+  it("the range bounds 0 and 100 are accepted for percentages, and large depths too", async () => {
+    const counts = await submitOk(t, 2, [
+      v2Record({ date: "2021-03-04", bidAskSpread: 0, topOfBookPercentage: 100, bidDepth50: 1e15 }),
+      v2Record({ date: "2021-03-05", bidAskSpread: 100, topOfBookPercentage: 0, bidDepth50: 0 }),
+    ]);
+    expect(counts).toEqual({ createdCount: 2, updatedCount: 0 });
+  });
+
+  it("a request without an API key is refused before validation with 401", async () => {
+    const response = await submit(t, 2, { data: [] }, { key: "" });
+    expect(response.statusCode).toBe(401);
+    expect(Object.keys(response.json()).sort()).toEqual(["message", "statusCode"]);
+  });
+});

@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { v1Record, v2Record } from "./helpers/fixture.js";
+import { dayAfter, problemsOf, submit, type Version } from "./helpers/submission.js";
+
+// A fixed clock, so that "today" and "tomorrow" are known dates.
+const TODAY = "2025-06-15";
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ now: () => new Date(`${TODAY}T12:00:00Z`) });
+});
+afterAll(async () => t?.close());
+
+const V1_METRICS = [
+  "bidDepth50",
+  "askDepth50",
+  "bidDepth100",
+  "askDepth100",
+  "bidDepth200",
+  "askDepth200",
+  "bidAskDepth50",
+  "bidAskDepth100",
+  "bidAskDepth200",
+  "bidAskSpread",
+  "orderFillVolumeMaker",
+  "orderFillVolumeTaker",
+];
+const V2_METRICS = [
+  ...V1_METRICS,
+  "bidDepthTob",
+  "bidDepth10",
+  "bidDepth25",
+  "askDepthTob",
+  "askDepth10",
+  "askDepth25",
+  "topOfBookPercentage",
+  "orderFillVolumeMakerTob",
+];
+const PERCENTAGES = new Set(["bidAskSpread", "topOfBookPercentage"]);
+const ABSENT = Symbol("absent");
+const INFINITE = Symbol("1e309");
+
+type Case = { version: Version; field: string; value: unknown; message: string };
+
+/** The record of a case: a valid one with `field` set to `value` (or removed). */
+function recordOf(c: Case): Record<string, unknown> {
+  const base = c.version === 2 ? v2Record() : v1Record();
+  const record: Record<string, unknown> = { ...base, [c.field]: c.value };
+  if (c.value === ABSENT) delete record[c.field];
+  return record;
+}
+
+/** The body of a case; infinite numbers are not JSON, so they are spliced into the text. */
+function bodyOf(c: Case): string {
+  const text = JSON.stringify({ data: [recordOf(c)] }, (_k, v) =>
+    v === INFINITE ? "__INFINITE__" : v,
+  );
+  return text.replace('"__INFINITE__"', "1e309");
+}
+
+const TYPE_ERRORS: [unknown, string][] = [
+  ["12", "string"],
+  [null, "null"],
+  [true, "boolean"],
+  [[1], "array"],
+  [{ value: 1 }, "object"],
+];
+
+function metricCases(version: Version, metrics: string[]): Case[] {
+  return metrics.flatMap((field): Case[] => [
+    ...(version === 2 ? [{ version, field, value: ABSENT, message: "Required" }] : []),
+    ...TYPE_ERRORS.map(([value, received]) => ({
+      version,
+      field,
+      value,
+      message: `Expected number, received ${received}`,
+    })),
+    { version, field, value: -1, message: "Number must be greater than or equal to 0" },
+    { version, field, value: INFINITE, message: "Number must be finite" },
+    ...(PERCENTAGES.has(field)
+      ? [{ version, field, value: 100.01, message: "Number must be less than or equal to 100" }]
+      : []),
+  ]);
+}
+
+function identityCases(version: Version): Case[] {
+  const c = (field: string, value: unknown, message: string): Case => ({
+    version,
+    field,
+    value,
+    message,
+  });
+  const badDate = "Invalid date, expected YYYY-MM-DD";
+  return [
+    c("date", ABSENT, "Required"),
+    c("date", 20250301, "Expected string, received number"),
+    c("date", "2025-02-30", badDate),
+    c("date", "2025-1-01", badDate),
+    c("date", "", badDate),
+    c("date", "2025-03-01T00:00:00Z", badDate),
+    c("date", "1999-12-31", "Date must not be before 2000-01-01"),
+    c("date", TODAY, "Date must be in the past"),
+    c("date", dayAfter(TODAY, 1), "Date must be in the past"),
+    c("exchangeId", ABSENT, "Required"),
+    c("exchangeId", 7, "Expected string, received number"),
+    c("exchangeId", "nope", "Exchange with id 'nope' does not match any supported exchange id"),
+    c("baseCoinId", ABSENT, "Required"),
+    c("baseCoinId", null, "Expected string, received null"),
+    c("baseCoinId", "nope", "Base coin with id 'nope' does not match any valid ticker id"),
+    c("quoteCoinId", "nope", "Quote coin with id 'nope' does not match any valid ticker id"),
+    c("quoteCoinId", ABSENT, "Either quoteCoinId or quoteCoinSymbol is required"),
+    c("quoteCoinId", null, "Either quoteCoinId or quoteCoinSymbol is required"),
+    c("quoteCoinSymbol", 5, "Expected string, received number"),
+  ];
+}
+
+const enumCases: Case[] = [
+  { version: 2, field: "instrumentType", value: ABSENT, message: "Required" },
+  {
+    version: 2,
+    field: "instrumentType",
+    value: "x",
+    message: "Invalid enum value. Expected 'spot' | 'perp', received 'x'",
+  },
+  { version: 2, field: "type", value: ABSENT, message: "Required" },
+  {
+    version: 2,
+    field: "type",
+    value: "x",
+    message: "Invalid enum value. Expected 'project' | 'exchange' | 'prop', received 'x'",
+  },
+];
+
+const cases: Case[] = [
+  ...identityCases(2),
+  ...metricCases(2, V2_METRICS),
+  ...enumCases,
+  ...identityCases(1),
+  ...metricCases(1, V1_METRICS),
+];
+
+const show = (value: unknown) =>
+  value === ABSENT ? "absent" : value === INFINITE ? "1e309" : JSON.stringify(value);
+
+describe("each field and rule of a record", () => {
+  it.each(cases.map((c) => [`v${c.version}`, c.field, show(c.value), c.message, c] as const))(
+    "a %s record whose %s is %s is refused with '%s'",
+    async (_v, field, _s, message, c) => {
+      const response = await submit(t, c.version, bodyOf(c));
+      expect(problemsOf(response)).toEqual([{ path: `data.0.${field}`, message }]);
+    },
+  );
+
+  it("a record that is not an object is refused at its index", async () => {
+    const response = await submit(t, 2, { data: [v2Record({ date: "2020-01-01" }), 5, null] });
+    expect(problemsOf(response)).toEqual([
+      { path: "data.1", message: "Expected object, received number" },
+      { path: "data.2", message: "Expected object, received null" },
+    ]);
+  });
+});
