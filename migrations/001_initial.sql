@@ -80,14 +80,16 @@ CREATE INDEX submissions_organization_idx ON submissions (organization_id, submi
 -- The current version of every report. The record key (spec section 3) is unique per
 -- organization; its index is ordered like the listing (date descending) and carries the id
 -- so that paging can walk offsets in an index-only scan before fetching rows.
+-- The key columns compare byte-wise (COLLATE "C"): the listing order, and so paging, is the
+-- same on every server whatever its locale, and the key indexes compare faster.
 CREATE TABLE reports (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  organization_id text NOT NULL REFERENCES organizations (id),
+  organization_id text COLLATE "C" NOT NULL REFERENCES organizations (id),
   date date NOT NULL,
-  exchange_id text NOT NULL,
-  base_coin_id text NOT NULL,
-  quote_key text NOT NULL,
-  instrument_type text NOT NULL CHECK (instrument_type IN ('spot', 'perp')),
+  exchange_id text COLLATE "C" NOT NULL,
+  base_coin_id text COLLATE "C" NOT NULL,
+  quote_key text COLLATE "C" NOT NULL,
+  instrument_type text COLLATE "C" NOT NULL CHECK (instrument_type IN ('spot', 'perp')),
   quote_coin_id text,
   quote_coin_symbol text,
   type text CHECK (type IN ('project', 'exchange', 'prop')),

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { HttpConfig } from "../config.js";
@@ -43,10 +44,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",
     return503OnClosing: true,
+    // Slow clients: headers, like the whole request, must arrive within the timeout. Node
+    // checks those timeouts every `connectionsCheckingInterval` (30 s by default: too coarse).
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: http.requestTimeoutMs,
+          requestTimeout: http.requestTimeoutMs,
+          connectionsCheckingInterval: Math.min(1_000, http.requestTimeoutMs),
+        },
+        handler,
+      ),
   });
 
-  // Slow clients: the headers, like the whole request, must arrive within the timeout.
-  app.server.headersTimeout = http.requestTimeoutMs;
   app.decorateRequest("caller", null as unknown as Caller);
   // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
   // any other content type is a 415 (CONTRACT section 2), not a confusing 400.

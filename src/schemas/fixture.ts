@@ -2,17 +2,24 @@ import { z } from "zod";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { dateSchema } from "./report.js";
 
-const id = z.string().min(1).max(200);
+/** PostgreSQL text cannot hold NUL: refuse it here, naming the entry, not deep in SQL. */
+const text = (max: number, min = 1) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((value) => !value.includes("\u0000"), "must not contain NUL characters");
+const id = text(200);
 
 export const coinSchema = z.strictObject({
   id,
-  symbol: z.string().min(1).max(50),
-  name: z.string().min(1).max(200),
+  symbol: text(50),
+  name: text(200),
 });
 
 export const exchangeSchema = z.strictObject({
   id,
-  name: z.string().min(1).max(200),
+  name: text(200),
   spot: z.boolean(),
   derivatives: z.boolean(),
   marketData: z.boolean(),
@@ -23,7 +30,7 @@ export const marketSchema = z.strictObject({
   exchangeId: id,
   baseCoinId: id,
   quoteCoinId: id.nullish(),
-  quoteSymbol: z.string().min(1).max(50),
+  quoteSymbol: text(50),
   instrumentType: z.enum(INSTRUMENT_TYPES),
   collectedSince: dateSchema,
 });
@@ -32,7 +39,7 @@ const apiKeySchema = z.union([
   z.string().min(8).max(200),
   z.strictObject({
     key: z.string().min(8).max(200),
-    label: z.string().max(200).optional(),
+    label: text(200, 0).optional(),
     revoked: z.boolean().optional(),
   }),
 ]);
@@ -51,7 +58,7 @@ const engagementSchema = z
 
 const organizationSchema = z.strictObject({
   id,
-  name: z.string().min(1).max(200),
+  name: text(200),
   apiKeys: z.array(apiKeySchema).default([]),
   engagements: z.array(engagementSchema).default([]),
 });

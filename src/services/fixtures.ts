@@ -44,6 +44,17 @@ export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture 
     fixture.markets,
   );
   unique("organizations", (o: Fixture["organizations"][number]) => o.id, fixture.organizations);
+  // One key, one owner: a key listed twice (in one organization or two) is ambiguous.
+  const keys = new Map<string, string>();
+  fixture.organizations.forEach((o, i) => {
+    o.apiKeys.forEach((entry, j) => {
+      const key = typeof entry === "string" ? entry : entry.key;
+      const path = `organizations.${i}.apiKeys.${j}`;
+      const first = keys.get(key);
+      if (first !== undefined) problems.push({ path, message: `duplicate of ${first}` });
+      else keys.set(key, path);
+    });
+  });
   fixture.markets.forEach((m, i) => {
     if (!exchanges.has(m.exchangeId))
       problems.push({
@@ -102,9 +113,10 @@ export async function loadFixture(
     const referenceChanged = await references.upsert(trx, referenceSnapshotOf(fixture));
     let changed = referenceChanged;
     const orgs = createOrganizationStore(trx);
-    for (const org of fixture.organizations) {
+    const problems: Problem[] = [];
+    for (const [i, org] of fixture.organizations.entries()) {
       if (await orgs.upsertOrganization(trx, org.id, org.name)) changed++;
-      for (const entry of org.apiKeys) {
+      for (const [j, entry] of org.apiKeys.entries()) {
         const key = typeof entry === "string" ? { key: entry } : entry;
         const hash = hashApiKey(key.key);
         const added = await orgs.addApiKey(trx, {
@@ -114,6 +126,14 @@ export async function loadFixture(
           label: key.label ?? "fixture",
         });
         if (added) changed++;
+        else if ((await orgs.findApiKeyByHash(hash))?.organizationId !== org.id) {
+          // Skipping it silently would leave the fixture's author believing the key is theirs.
+          problems.push({
+            path: `organizations.${i}.apiKeys.${j}`,
+            message: "key already belongs to another organization",
+          });
+          continue;
+        }
         if (key.revoked === true) changed += await orgs.revokeApiKey(trx, { hash }, now);
       }
       for (const e of org.engagements) {
@@ -121,6 +141,7 @@ export async function loadFixture(
         if (await orgs.upsertEngagement(trx, engagement)) changed++;
       }
     }
+    if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
     let eligibilityChanged = 0;
     if (referenceChanged > 0) {
       const ref = new ReferenceData((await references.snapshot()).snapshot);

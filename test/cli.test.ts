@@ -1,0 +1,207 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { baseFixture, KEYS } from "./helpers/fixture.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+// Each command boots Node, tsx and an in-memory PGlite: generous bounds for a busy machine.
+const WAIT_MS = 90_000;
+const SLOW = { timeout: 2 * WAIT_MS };
+
+type Run = {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+};
+
+const spawned: ChildProcess[] = [];
+let dir: string;
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+};
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "trading-reports-cli-"));
+});
+afterAll(() => {
+  for (const child of spawned)
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: "memory://", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  spawned.push(child);
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), WAIT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Runs a command to its end (bounded) and returns its exit code and output. */
+async function complete(args: string[], env: Record<string, string> = {}) {
+  const run = cli(args, env);
+  const code = await within(run.exited, `${args.join(" ")} to exit`);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Resolves with the first stdout line once one is complete; rejects if the process ends. */
+function firstLine(run: Run): Promise<string> {
+  return within(
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const end = run.stdout().indexOf("\n");
+        if (end >= 0) resolve(run.stdout().slice(0, end));
+      };
+      run.child.stdout?.on("data", check);
+      check();
+      run.exited.then((code) => reject(new Error(`exited ${code}: ${run.stderr()}`)));
+    }),
+    "the first line",
+  );
+}
+
+describe("trading-reports serve", SLOW, () => {
+  it("prints one listening line, answers over HTTP and exits 0 on SIGTERM", async () => {
+    const run = cli(["serve", "--port", "0", "--seed", file("seed.json", baseFixture())]);
+    const line = await firstLine(run);
+    const match = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/.exec(line);
+    expect(match, line).not.toBeNull();
+    const base = `http://127.0.0.1:${match?.[1]}`;
+
+    const health = await within(fetch(`${base}/healthz`), "/healthz");
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const projects = await within(
+      fetch(`${base}/api/v1/projects`, { headers: { authorization: KEYS.acme } }),
+      "/api/v1/projects",
+    );
+    expect(projects.status).toBe(200);
+    const body = (await projects.json()) as { items: { id: string }[] };
+    expect(body.items.map((p) => p.id)).toEqual(["chainlink", "uniswap"]);
+
+    run.child.kill("SIGTERM");
+    expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
+    expect(run.stdout()).toBe(`${line}\n`);
+  });
+
+  it("exits 1 with a one-line reason when the port is taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = await complete(["serve", "--port", String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toContain("EADDRINUSE");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
+  it("exits 2 for a port that is not a number", async () => {
+    const result = await complete(["serve", "--port", "abc"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/port/);
+    expect(result.stdout).toBe("");
+  });
+
+  it("exits 2 for a port out of range", async () => {
+    expect((await complete(["serve", "--port", "70000"])).code).toBe(2);
+  });
+
+  it("exits 1 with one line on stderr when the seed file is not JSON", async () => {
+    const result = await complete(["serve", "--port", "0", "--seed", file("bad.json", "{")]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("trading-reports seed", SLOW, () => {
+  it("loads a valid fixture and exits 0", async () => {
+    const result = await complete(["seed", file("good.json", baseFixture())]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^loaded .*good\.json/);
+  });
+
+  it("exits 1 with a one-line reason naming the entry for a malformed fixture", async () => {
+    const fixture = baseFixture();
+    const malformed = {
+      ...fixture,
+      markets: [{ ...fixture.markets[0], exchangeId: "nowhere" }],
+    };
+    const result = await complete(["seed", file("malformed.json", malformed)]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("markets.0.exchangeId");
+  });
+
+  it("exits 1 with one line for a file that is not JSON", async () => {
+    const result = await complete(["seed", file("broken.json", '{"coins": [')]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("exits non-zero with one line for a file that does not exist", async () => {
+    const result = await complete(["seed", join(dir, "missing.json")]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("missing.json");
+  });
+
+  it("exits 2 when the file argument is missing", async () => {
+    expect((await complete(["seed"])).code).toBe(2);
+  });
+});
+
+describe("trading-reports usage", SLOW, () => {
+  it("exits 2 for an unknown command", async () => {
+    const result = await complete(["frobnicate"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toBe("");
+  });
+
+  it("exits 2 for an unknown option", async () => {
+    expect((await complete(["migrate", "--force"])).code).toBe(2);
+  });
+
+  it("exits 2 with a one-line reason for an invalid DATABASE_URL", async () => {
+    const result = await complete(["migrate"], { DATABASE_URL: "mysql://localhost/x" });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("DATABASE_URL");
+  });
+
+  it("applies migrations with migrate and exits 0", async () => {
+    const result = await complete(["migrate"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+  });
+});
