@@ -8,7 +8,8 @@ export function isCalendarDate(value: string): boolean {
   const match = DATE_PATTERN.exec(value);
   if (match === null) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0-99 as written
   return (
     date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
   );

@@ -13,7 +13,7 @@ export async function listProjects(
     deps.referenceData.current(),
   ]);
   return {
-    items: engagements.map((e) => {
+    items: latestPerCoin(engagements).map((e) => {
       const coin = ref.coins.get(e.baseCoinId);
       return {
         id: e.baseCoinId,
@@ -41,4 +41,14 @@ export async function listExchanges(deps: { referenceData: ReferenceDataCache })
       group,
     }));
   return { items };
+}
+
+/** One item per project: of overlapping active engagements, the one that started last. */
+function latestPerCoin<E extends { baseCoinId: string; since: string }>(engagements: E[]): E[] {
+  const latest = new Map<string, E>();
+  for (const e of engagements) {
+    const seen = latest.get(e.baseCoinId);
+    if (seen === undefined || e.since > seen.since) latest.set(e.baseCoinId, e);
+  }
+  return [...latest.values()];
 }
