@@ -11,6 +11,7 @@ import { dateSchema } from "../schemas/report.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
+import { withTransientRetry } from "../store/retry.js";
 import type { Tables } from "../store/tables.js";
 import type { CoinGeckoClient } from "./coingecko-client.js";
 import { recomputeEligibility } from "./eligibility.js";
@@ -175,7 +176,10 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
 
     async recomputeEligibility() {
       const ref = new ReferenceData((await references.snapshot()).snapshot);
-      return { changed: await recomputeEligibility(createEligibilityStore(db), ref) };
+      const changed = await withTransientRetry(() =>
+        recomputeEligibility(createEligibilityStore(db), ref),
+      );
+      return { changed };
     },
   };
 }

@@ -7,6 +7,7 @@ import { problemsOf } from "../schemas/problems.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
+import { withTransientRetry } from "../store/retry.js";
 import type { Tables } from "../store/tables.js";
 import { recomputeEligibility } from "./eligibility.js";
 
@@ -103,6 +104,17 @@ export function referenceSnapshotOf(
  * file twice changes nothing. Eligibility is recomputed when reference data changed.
  */
 export async function loadFixture(
+  db: Kysely<Tables>,
+  input: unknown,
+  now: Date,
+): Promise<LoadSummary> {
+  // The eligibility update locks reports in its own order; a concurrent submission may hold
+  // some of them. PostgreSQL breaks such a deadlock by aborting one side: here, the whole
+  // load is run again.
+  return withTransientRetry(() => loadInTransaction(db, input, now));
+}
+
+async function loadInTransaction(
   db: Kysely<Tables>,
   input: unknown,
   now: Date,

@@ -65,6 +65,13 @@ async function openPostgres(
   // An idle client whose server went away emits 'error'; without a listener that would end
   // the process. The pool drops the client and the next request reconnects.
   pool.on("error", () => {});
+  // The pool listens for errors only while a client is idle. A client checked out (a query in
+  // flight) whose server goes away fails its query AND emits 'error'; unheard, that event
+  // would end the whole process on the first outage. The query's failure still reaches the
+  // caller (a 503), and the pool discards the broken client when it is released.
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: "postgres", close: () => db.destroy() };
 }
