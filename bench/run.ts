@@ -19,6 +19,10 @@ import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
+const parts = {
+  ingest: !process.argv.includes("--listing-only"),
+  listing: !process.argv.includes("--ingest-only"),
+};
 const BATCH = 300;
 const plan = quick
   ? {
@@ -94,15 +98,19 @@ process.stdout.write(table);
 
 async function benchTarget(target: "postgres" | "pglite") {
   log(`\n# ${target}`);
-  const ingestDb = await freshTarget(target, "ingest");
-  const ingest = await ingestSuite(ingestDb);
-  await ingestDb.drop();
-  const listingDb = await freshTarget(target, "listing");
-  const listing = await listingSuite(
-    listingDb,
-    target === "postgres" ? plan.listing : plan.pgliteListing,
-  );
-  await listingDb.drop();
+  let ingest: Record<string, unknown> = {};
+  let listing: Record<string, unknown> = {};
+  if (parts.ingest) {
+    const ingestDb = await freshTarget(target, "ingest");
+    ingest = await ingestSuite(ingestDb);
+    await ingestDb.drop();
+  }
+  if (parts.listing) {
+    const listingDb = await freshTarget(target, "listing");
+    const sizes = target === "postgres" ? plan.listing : plan.pgliteListing;
+    listing = await listingSuite(listingDb, sizes);
+    await listingDb.drop();
+  }
   return { ingest, listing };
 }
 

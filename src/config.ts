@@ -4,9 +4,14 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 
 /** The whole environment the service reads, parsed once at start-up. */
 const environmentSchema = z.object({
+  // An empty value (as env files often have) means unset.
   DATABASE_URL: z
-    .string()
-    .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL")
+    .preprocess(
+      (v) => (v === "" ? undefined : v),
+      z
+        .string()
+        .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL"),
+    )
     .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
