@@ -85,6 +85,9 @@ try {
   for (const target of ["postgres", "pglite"] as const) {
     if (only !== undefined && only !== target) continue;
     results[target] = await benchTarget(target);
+    // Written after each target, so that a failure later keeps what was measured.
+    mkdirSync("bench/results", { recursive: true });
+    writeFileSync("bench/results/latest.json", `${JSON.stringify(results, null, 2)}\n`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -5,14 +5,13 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 /** The whole environment the service reads, parsed once at start-up. */
 const environmentSchema = z.object({
   // An empty value (as env files often have) means unset.
-  DATABASE_URL: z
-    .preprocess(
-      (v) => (v === "" ? undefined : v),
-      z
-        .string()
-        .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL"),
-    )
-    .optional(),
+  DATABASE_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL")
+      .optional(),
+  ),
   DATA_DIR: z.string().min(1).default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),

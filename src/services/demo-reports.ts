@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { v2RecordSchema } from "../schemas/report.js";
 /**
  * Deterministic demo report generator: plausible v2 submission records (spec 2.1) for the
  * engagements of one organization of the bundled demo fixture. Same input, same output, so
@@ -30,35 +32,8 @@ export interface DemoFixture {
   }[];
 }
 
-export interface DemoReport {
-  date: string;
-  exchangeId: string;
-  baseCoinId: string;
-  quoteCoinId?: string;
-  quoteCoinSymbol?: string;
-  bidDepthTob: number;
-  bidDepth10: number;
-  bidDepth25: number;
-  bidDepth50: number;
-  bidDepth100: number;
-  bidDepth200: number;
-  askDepthTob: number;
-  askDepth10: number;
-  askDepth25: number;
-  askDepth50: number;
-  askDepth100: number;
-  askDepth200: number;
-  bidAskDepth50: number;
-  bidAskDepth100: number;
-  bidAskDepth200: number;
-  bidAskSpread: number;
-  topOfBookPercentage: number;
-  orderFillVolumeMaker: number;
-  orderFillVolumeTaker: number;
-  orderFillVolumeMakerTob: number;
-  instrumentType: DemoInstrumentType;
-  type: DemoEngagementType;
-}
+/** A v2 submission record (spec 2.1), as the schema that validates it defines it. */
+export type DemoReport = z.input<typeof v2RecordSchema>;
 
 export interface DemoReportOptions {
   fixture: DemoFixture;
