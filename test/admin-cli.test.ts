@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../src/cli/program.js";
+import { runCli } from "./helpers/cli.js";
 import { freshDatabase, onPostgres } from "./helpers/database.js";
 import { baseFixture } from "./helpers/fixture.js";
 
@@ -12,22 +11,7 @@ let dir: string;
 let dropDatabase: () => Promise<void> = async () => {};
 
 /** Runs the CLI in-process against this file's database. */
-async function cli(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d) => {
-    out += d;
-  });
-  stderr.on("data", (d) => {
-    err += d;
-  });
-  process.exitCode = undefined;
-  const code = await run(argv, { stdout, stderr, env });
-  process.exitCode = undefined;
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(env, argv);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "admin-cli-"));

@@ -3,13 +3,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../src/cli/program.js";
 import { loadConfig } from "../src/config.js";
 import { createServices } from "../src/services/index.js";
 import { openDatabase } from "../src/store/database.js";
+import { runCli } from "./helpers/cli.js";
 import { freshDatabase, onPostgres } from "./helpers/database.js";
 import { baseFixture, v2Record } from "./helpers/fixture.js";
 
@@ -22,22 +21,8 @@ let dir: string;
 let cleanup: () => Promise<void> = async () => {};
 const seen: { path: string; key: string | undefined }[] = [];
 
-async function cli(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d) => {
-    out += d;
-  });
-  stderr.on("data", (d) => {
-    err += d;
-  });
-  process.exitCode = undefined;
-  const code = await run(argv, { stdout, stderr, env });
-  process.exitCode = undefined;
-  return { code, out, err };
-}
+/** Runs the CLI in-process against this file's database. */
+const cli = (...argv: string[]) => runCli(env, argv);
 
 async function withServices<T>(
   work: (

@@ -45,12 +45,14 @@ describe("the shape of the body", () => {
       { data: records(1001, 1) },
       problem("Array must contain at most 1000 element(s)"),
     ],
-  ] as [string, Version, unknown, Problem[]][])(
-    "a body %s is refused in v%s with its problem at path data",
-    async (_what, version, body, expected) => {
-      expect(problemsOf(await submit(t, version, body))).toEqual(expected);
-    },
-  );
+  ] as [
+    string,
+    Version,
+    unknown,
+    Problem[],
+  ][])("a body %s is refused in v%s with its problem at path data", async (_what, version, body, expected) => {
+    expect(problemsOf(await submit(t, version, body))).toEqual(expected);
+  });
 
   it.each([
     [2, 300],
@@ -167,16 +169,18 @@ describe("problems of a batch", () => {
     [2, { quoteCoinSymbol: 5 }, "quoteCoinSymbol", "Expected string, received number"],
     [1, { quoteCoinSymbol: ["USD"] }, "quoteCoinSymbol", "Expected string, received array"],
     [2, { quoteCoinId: 5 }, "quoteCoinId", "Expected string, received number"],
-  ] as [Version, Record<string, unknown>, string, string][])(
-    "a malformed quote field in v%s is reported as such, not as a missing quote",
-    async (version, quote, field, message) => {
-      const record = version === 2 ? v2Record : v1Record;
-      const data = [record({ date: "2021-02-06", quoteCoinId: undefined, ...quote })];
-      expect(problemsOf(await submit(t, version, { data }))).toEqual([
-        { path: `data.0.${field}`, message },
-      ]);
-    },
-  );
+  ] as [
+    Version,
+    Record<string, unknown>,
+    string,
+    string,
+  ][])("a malformed quote field in v%s is reported as such, not as a missing quote", async (version, quote, field, message) => {
+    const record = version === 2 ? v2Record : v1Record;
+    const data = [record({ date: "2021-02-06", quoteCoinId: undefined, ...quote })];
+    expect(problemsOf(await submit(t, version, { data }))).toEqual([
+      { path: `data.0.${field}`, message },
+    ]);
+  });
 });
 
 describe("accepted variations", () => {

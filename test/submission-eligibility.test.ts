@@ -65,13 +65,10 @@ describe("eligibility of a stored report", () => {
       { instrumentType: "perp" },
       "before_collection_start",
     ],
-  ])(
-    "a report for %s is ineligible with its reason",
-    async (_what, date, exchangeId, overrides, reason) => {
-      await submitOk(t, 2, [v2Record({ date, exchangeId, ...overrides })]);
-      expect(await listedOn(t, date)).toMatchObject({ exchangeId, ...missing(reason) });
-    },
-  );
+  ])("a report for %s is ineligible with its reason", async (_what, date, exchangeId, overrides, reason) => {
+    await submitOk(t, 2, [v2Record({ date, exchangeId, ...overrides })]);
+    expect(await listedOn(t, date)).toMatchObject({ exchangeId, ...missing(reason) });
+  });
 
   it("a report dated on the first day of collection is eligible", async () => {
     await submitOk(t, 2, [v2Record({ date: "2024-06-01", instrumentType: "perp" })]);

@@ -112,17 +112,14 @@ describe("random bodies", () => {
     ["any value", fc.anything().map((v) => JSON.stringify(v) ?? "null")],
     ["any JSON text", fc.json()],
     ["records with random field values", randomRecordBody.map((v) => JSON.stringify(v))],
-  ])(
-    "a body of %s never yields a 5xx, and every 4xx has the specified shape",
-    async (_what, bodies) => {
-      await fc.assert(
-        fc.asyncProperty(version, bodies, dryRunHeader, async (v, body, headers) => {
-          expectSpecifiedResponse(await submit(t, v, body, { headers }));
-        }),
-        { numRuns: RUNS },
-      );
-    },
-  );
+  ])("a body of %s never yields a 5xx, and every 4xx has the specified shape", async (_what, bodies) => {
+    await fc.assert(
+      fc.asyncProperty(version, bodies, dryRunHeader, async (v, body, headers) => {
+        expectSpecifiedResponse(await submit(t, v, body, { headers }));
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });
 
 /** Routable (exchange, instrument type) pairs and where each is stored. */

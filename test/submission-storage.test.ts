@@ -77,20 +77,21 @@ describe("atomicity and dry runs", () => {
     expect(await rowCounts(t)).toEqual(before);
   });
 
-  it.each(["true", "TRUE", "True"])(
-    "a dry run (x-dry-run: %s) returns the exact counts and writes no report or version",
-    async (header) => {
-      const base = { true: "2024-04-01", TRUE: "2024-04-11", True: "2024-04-21" }[header] ?? "";
-      await submitOk(t, 2, [v2Record({ date: base }), v2Record({ date: dayAfter(base, 1) })]);
-      const data = [0, 1, 2, 3, 4].map((i) => v2Record({ date: dayAfter(base, i), bidDepth50: 7 }));
-      const before = await rowCounts(t);
-      const dry = await submitOk(t, 2, data, { "x-dry-run": header });
-      expect(dry).toEqual({ createdCount: 3, updatedCount: 2 });
-      expect(await rowCounts(t)).toEqual(before);
-      expect((await listedOn(t, base)).bidDepth50).toBe(4000);
-      expect(await submitOk(t, 2, data)).toEqual(dry);
-    },
-  );
+  it.each([
+    "true",
+    "TRUE",
+    "True",
+  ])("a dry run (x-dry-run: %s) returns the exact counts and writes no report or version", async (header) => {
+    const base = { true: "2024-04-01", TRUE: "2024-04-11", True: "2024-04-21" }[header] ?? "";
+    await submitOk(t, 2, [v2Record({ date: base }), v2Record({ date: dayAfter(base, 1) })]);
+    const data = [0, 1, 2, 3, 4].map((i) => v2Record({ date: dayAfter(base, i), bidDepth50: 7 }));
+    const before = await rowCounts(t);
+    const dry = await submitOk(t, 2, data, { "x-dry-run": header });
+    expect(dry).toEqual({ createdCount: 3, updatedCount: 2 });
+    expect(await rowCounts(t)).toEqual(before);
+    expect((await listedOn(t, base)).bidDepth50).toBe(4000);
+    expect(await submitOk(t, 2, data)).toEqual(dry);
+  });
 
   it("a v1 dry run counts like the real v1 submission", async () => {
     await submitOk(t, 1, [v1Record({ date: "2024-05-01" })]);
@@ -112,23 +113,24 @@ describe("atomicity and dry runs", () => {
     });
   });
 
-  it.each(["yes", "1", ""])(
-    "x-dry-run: '%s' is a 400 at path x-dry-run and stores nothing",
-    async (header) => {
-      const before = await rowCounts(t);
-      const response = await submit(
-        t,
-        2,
-        { data: [v2Record({ date: "2024-05-06" })] },
-        {
-          headers: { "x-dry-run": header },
-        },
-      );
-      const problems = problemsOf(response);
-      expect(problems).toEqual([{ path: "x-dry-run", message: expect.any(String) }]);
-      expect(await rowCounts(t)).toEqual(before);
-    },
-  );
+  it.each([
+    "yes",
+    "1",
+    "",
+  ])("x-dry-run: '%s' is a 400 at path x-dry-run and stores nothing", async (header) => {
+    const before = await rowCounts(t);
+    const response = await submit(
+      t,
+      2,
+      { data: [v2Record({ date: "2024-05-06" })] },
+      {
+        headers: { "x-dry-run": header },
+      },
+    );
+    const problems = problemsOf(response);
+    expect(problems).toEqual([{ path: "x-dry-run", message: expect.any(String) }]);
+    expect(await rowCounts(t)).toEqual(before);
+  });
 
   it("a dry run of an invalid batch is refused like the real submission", async () => {
     const data = [v2Record({ date: "2024-05-07", type: "x" })];
@@ -245,15 +247,12 @@ describe("exchange routing", () => {
       "kraken",
       "Exchange 'Kraken' is not a derivatives exchange; set instrumentType to 'spot' for spot data",
     ],
-  ])(
-    "%s data for %s, with no family to route to, is refused naming the exchange",
-    async (instrumentType, exchangeId, message) => {
-      const data = [v2Record({ date: "2024-07-04", instrumentType, exchangeId })];
-      expect(problemsOf(await submit(t, 2, { data }))).toEqual([
-        { path: "data.0.instrumentType", message },
-      ]);
-    },
-  );
+  ])("%s data for %s, with no family to route to, is refused naming the exchange", async (instrumentType, exchangeId, message) => {
+    const data = [v2Record({ date: "2024-07-04", instrumentType, exchangeId })];
+    expect(problemsOf(await submit(t, 2, { data }))).toEqual([
+      { path: "data.0.instrumentType", message },
+    ]);
+  });
 
   it("a v1 record for a spot exchange is stored as spot: v2 spot data updates it", async () => {
     await submitOk(t, 1, [v1Record({ date: "2024-07-05" })]);

@@ -143,13 +143,12 @@ const show = (value: unknown) =>
   value === ABSENT ? "absent" : value === INFINITE ? "1e309" : JSON.stringify(value);
 
 describe("each field and rule of a record", () => {
-  it.each(cases.map((c) => [`v${c.version}`, c.field, show(c.value), c.message, c] as const))(
-    "a %s record whose %s is %s is refused with '%s'",
-    async (_v, field, _s, message, c) => {
-      const response = await submit(t, c.version, bodyOf(c));
-      expect(problemsOf(response)).toEqual([{ path: `data.0.${field}`, message }]);
-    },
-  );
+  it.each(
+    cases.map((c) => [`v${c.version}`, c.field, show(c.value), c.message, c] as const),
+  )("a %s record whose %s is %s is refused with '%s'", async (_v, field, _s, message, c) => {
+    const response = await submit(t, c.version, bodyOf(c));
+    expect(problemsOf(response)).toEqual([{ path: `data.0.${field}`, message }]);
+  });
 
   it("a record that is not an object is refused at its index", async () => {
     const response = await submit(t, 2, { data: [v2Record({ date: "2020-01-01" }), 5, null] });
