@@ -3,6 +3,10 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { v2Record } from "./helpers/fixture.js";
+import {
+  SPEC_V1_METRICS as V1_METRICS,
+  SPEC_V2_ONLY_METRICS as V2_ONLY,
+} from "./helpers/spec-fields.js";
 import { dayAfter, listReports, submit } from "./helpers/submission.js";
 
 let t: TestApp;
@@ -12,30 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const V1_METRICS = [
-  "bidDepth50",
-  "askDepth50",
-  "bidDepth100",
-  "askDepth100",
-  "bidDepth200",
-  "askDepth200",
-  "bidAskDepth50",
-  "bidAskDepth100",
-  "bidAskDepth200",
-  "bidAskSpread",
-  "orderFillVolumeMaker",
-  "orderFillVolumeTaker",
-];
-const V2_ONLY = [
-  "bidDepthTob",
-  "bidDepth10",
-  "bidDepth25",
-  "askDepthTob",
-  "askDepth10",
-  "askDepth25",
-  "topOfBookPercentage",
-  "orderFillVolumeMakerTob",
-];
 const PERCENTAGES = new Set(["bidAskSpread", "topOfBookPercentage"]);
 /** Modest by default so that the suite stays fast; FUZZ_RUNS=... for a longer hunt. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);

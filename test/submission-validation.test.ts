@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { v1Record, v2Record } from "./helpers/fixture.js";
+import { SPEC_V2_ONLY_METRICS, SPEC_V1_METRICS as V1_METRICS } from "./helpers/spec-fields.js";
 import { dayAfter, problemsOf, submit, type Version } from "./helpers/submission.js";
 
 // A fixed clock, so that "today" and "tomorrow" are known dates.
@@ -11,31 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const V1_METRICS = [
-  "bidDepth50",
-  "askDepth50",
-  "bidDepth100",
-  "askDepth100",
-  "bidDepth200",
-  "askDepth200",
-  "bidAskDepth50",
-  "bidAskDepth100",
-  "bidAskDepth200",
-  "bidAskSpread",
-  "orderFillVolumeMaker",
-  "orderFillVolumeTaker",
-];
-const V2_METRICS = [
-  ...V1_METRICS,
-  "bidDepthTob",
-  "bidDepth10",
-  "bidDepth25",
-  "askDepthTob",
-  "askDepth10",
-  "askDepth25",
-  "topOfBookPercentage",
-  "orderFillVolumeMakerTob",
-];
+const V2_METRICS = [...V1_METRICS, ...SPEC_V2_ONLY_METRICS];
 const PERCENTAGES = new Set(["bidAskSpread", "topOfBookPercentage"]);
 const ABSENT = Symbol("absent");
 const INFINITE = Symbol("1e309");

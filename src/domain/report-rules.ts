@@ -47,7 +47,3 @@ export function routedExchange(
 export function duplicateProblem(firstIndex: number): string {
   return `Duplicate record key (same as data.${firstIndex})`;
 }
-
-export function isProblem<T extends object>(value: T | Problem): value is Problem {
-  return "message" in value && !("id" in value);
-}

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type Problem } from "../domain/errors.js";
+import { DomainError, type Problem, ValidationError } from "../domain/errors.js";
 
 /** The body of every error response (spec section 7, CONTRACT section 2). */
 export type ErrorBody =
@@ -35,7 +35,11 @@ export function handleError(
       case "invalid":
         return reply
           .code(400)
-          .send(badRequest((error as DomainError & { problems: Problem[] }).problems));
+          .send(
+            badRequest(
+              error instanceof ValidationError ? error.problems : [{ message: error.message }],
+            ),
+          );
       case "unauthenticated":
         return reply.code(401).send(errorBody(401, error.message));
       case "not_found":

@@ -9,8 +9,7 @@ import type { v2RecordSchema } from "../schemas/report.js";
  * generator reads; they are kept local so the generator does not depend on the loader.
  */
 
-export type DemoInstrumentType = "spot" | "perp";
-export type DemoEngagementType = "project" | "exchange" | "prop";
+import type { InstrumentType, SubmissionType } from "../domain/report.js";
 
 export interface DemoFixture {
   exchanges: { id: string; spot: boolean; derivatives: boolean; marketData: boolean }[];
@@ -19,13 +18,13 @@ export interface DemoFixture {
     baseCoinId: string;
     quoteCoinId?: string;
     quoteSymbol?: string;
-    instrumentType: DemoInstrumentType;
+    instrumentType: InstrumentType;
   }[];
   organizations: {
     id: string;
     engagements: {
       baseCoinId: string;
-      type: DemoEngagementType;
+      type: SubmissionType;
       since: string;
       until: string | null;
     }[];
@@ -48,7 +47,7 @@ interface Pair {
   exchangeId: string;
   baseCoinId: string;
   quote: { quoteCoinId: string } | { quoteCoinSymbol: string };
-  instrumentType: DemoInstrumentType;
+  instrumentType: InstrumentType;
 }
 
 const DAY_MS = 86_400_000;
@@ -140,7 +139,7 @@ function makeReport(
   organizationId: string,
   pair: Pair,
   day: number,
-  type: DemoEngagementType,
+  type: SubmissionType,
 ): DemoReport {
   const quoteKey =
     "quoteCoinId" in pair.quote ? pair.quote.quoteCoinId : pair.quote.quoteCoinSymbol;
