@@ -262,6 +262,7 @@ describe("query errors", () => {
     ["page=1&page=2", "page"],
     ["pageSize=501", "pageSize"],
     ["pageSize=0", "pageSize"],
+    ["baseCoinId=a%00b", "baseCoinId"],
   ];
   for (const [query, path] of bad) {
     it(`answer ${query} with 400 naming ${path}`, async () => {

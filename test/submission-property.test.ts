@@ -125,7 +125,16 @@ const validRecord = fc.record({
   baseCoinId: fc.constantFrom("chainlink", "uniswap"),
   quote: fc.oneof(
     fc.record({ quoteCoinId: fc.constantFrom("tether", "usd-coin", "bitcoin") }),
-    fc.record({ quoteCoinSymbol: fc.constantFrom("usd", "USD", "Eur", "usdt") }),
+    fc.record({
+      quoteCoinSymbol: fc.oneof(
+        fc.constantFrom("usd", "USD", "Eur", "usdt"),
+        // Quotes, backslashes, braces, commas and any Unicode: stored exactly (upper-cased).
+        fc
+          .string({ unit: "binary-ascii", minLength: 1, maxLength: 12 })
+          .filter((s) => !s.includes("\u0000")),
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 6 }),
+      ),
+    }),
   ),
   type: fc.constantFrom("project", "exchange", "prop"),
   metrics: fc.record(Object.fromEntries([...V1_METRICS, ...V2_ONLY].map((m) => [m, metric(m)])), {

@@ -88,6 +88,10 @@ function identityCases(version: Version): Case[] {
     c("quoteCoinId", ABSENT, "Either quoteCoinId or quoteCoinSymbol is required"),
     c("quoteCoinId", null, "Either quoteCoinId or quoteCoinSymbol is required"),
     c("quoteCoinSymbol", 5, "Expected string, received number"),
+    // PostgreSQL cannot store NUL, and would store a lone surrogate as U+FFFD (altered).
+    c("quoteCoinSymbol", "US\u0000D", "String must not contain NUL characters"),
+    c("quoteCoinSymbol", "US\ud800D", "String must be well-formed Unicode (no lone surrogates)"),
+    c("baseCoinId", "\udfffx", "String must be well-formed Unicode (no lone surrogates)"),
   ];
 }
 

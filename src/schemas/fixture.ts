@@ -1,25 +1,19 @@
 import { z } from "zod";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { dateSchema } from "./report.js";
+import { storableText } from "./text.js";
 
-/** PostgreSQL text cannot hold NUL: refuse it here, naming the entry, not deep in SQL. */
-const text = (max: number, min = 1) =>
-  z
-    .string()
-    .min(min)
-    .max(max)
-    .refine((value) => !value.includes("\u0000"), "must not contain NUL characters");
-const id = text(200);
+const id = storableText(200);
 
 export const coinSchema = z.strictObject({
   id,
-  symbol: text(50),
-  name: text(200),
+  symbol: storableText(50),
+  name: storableText(200),
 });
 
 export const exchangeSchema = z.strictObject({
   id,
-  name: text(200),
+  name: storableText(200),
   spot: z.boolean(),
   derivatives: z.boolean(),
   marketData: z.boolean(),
@@ -30,7 +24,7 @@ export const marketSchema = z.strictObject({
   exchangeId: id,
   baseCoinId: id,
   quoteCoinId: id.nullish(),
-  quoteSymbol: text(50),
+  quoteSymbol: storableText(50),
   instrumentType: z.enum(INSTRUMENT_TYPES),
   collectedSince: dateSchema,
 });
@@ -39,7 +33,7 @@ const apiKeySchema = z.union([
   z.string().min(8).max(200),
   z.strictObject({
     key: z.string().min(8).max(200),
-    label: text(200, 0).optional(),
+    label: storableText(200, 0).optional(),
     revoked: z.boolean().optional(),
   }),
 ]);
@@ -58,7 +52,7 @@ const engagementSchema = z
 
 const organizationSchema = z.strictObject({
   id,
-  name: text(200),
+  name: storableText(200),
   apiKeys: z.array(apiKeySchema).default([]),
   engagements: z.array(engagementSchema).default([]),
 });

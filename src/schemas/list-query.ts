@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { dateSchema, reportItemSchema } from "./report.js";
+import { storableText } from "./text.js";
 
 export const MAX_PAGE_SIZE = 500;
 
@@ -12,8 +13,8 @@ const positiveInteger = (max: number, message: string) =>
 
 /** Query of GET /api/v1/reports. Unknown parameters are ignored. */
 export const listQuerySchema = z.object({
-  baseCoinId: z.string().min(1).max(200).optional(),
-  exchangeId: z.string().min(1).max(200).optional(),
+  baseCoinId: storableText(200).optional(),
+  exchangeId: storableText(200).optional(),
   dateGte: dateSchema.optional(),
   dateLte: dateSchema.optional(),
   page: positiveInteger(999_999_999, "Expected a positive integer").optional(),

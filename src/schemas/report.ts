@@ -12,6 +12,7 @@ import {
   V2_ONLY_METRICS,
 } from "../domain/report.js";
 import "./zod-messages.js";
+import { storableText } from "./text.js";
 
 export const MAX_V2_BATCH = 300;
 export const MAX_V1_BATCH = 1000;
@@ -22,7 +23,7 @@ export const dateSchema = z
   .refine(isCalendarDate, "Invalid date, expected YYYY-MM-DD")
   .meta({ format: "date", example: "2026-11-21" });
 
-const idSchema = z.string().min(1).max(MAX_ID_LENGTH);
+const idSchema = storableText(MAX_ID_LENGTH);
 
 function metricSchema(metric: Metric) {
   const base = z.number().min(0);
