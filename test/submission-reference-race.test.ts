@@ -1,6 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METRICS, type Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { createServices } from "../src/services/index.js";
+import { createReferenceStore } from "../src/store/reference-store.js";
+import { createReportStore } from "../src/store/report-store.js";
 import { freshDatabase, type TestDatabase } from "./helpers/database.js";
 import { baseFixture, v2Record } from "./helpers/fixture.js";
 
@@ -10,6 +14,31 @@ beforeAll(async () => {
   await loadFixture(database.db, baseFixture(), new Date());
 });
 afterAll(async () => database?.close());
+
+/** The market that makes AAVE against `quoteCoinId` on `exchangeId` eligible. */
+const aaveMarket = (exchangeId: string, quoteCoinId = "tether", quoteSymbol = "USDT") => ({
+  exchangeId,
+  baseCoinId: "aave",
+  quoteCoinId,
+  quoteSymbol,
+  instrumentType: "spot" as const,
+  collectedSince: "2024-01-01",
+});
+
+/** Whether `promise` is still pending after `ms`. */
+async function stillPendingAfter(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const pending = Symbol("pending");
+  return (await Promise.race([promise.catch(() => undefined), sleep(ms, pending)])) === pending;
+}
+
+async function eligibilityOf(date: string) {
+  return database.db
+    .selectFrom("reports")
+    .select(["eligibility_status", "eligibility_reason"])
+    .where("base_coin_id", "=", "aave")
+    .where("date", "=", date)
+    .executeTakeFirstOrThrow();
+}
 
 describe("a submission racing a market-data load", () => {
   it("is checked again against the new reference data instead of storing a stale eligibility", async () => {
@@ -56,5 +85,100 @@ describe("a submission racing a market-data load", () => {
     expect(Number(versions.n)).toBe(1);
     const log = await database.db.selectFrom("submissions").select(["created_count"]).execute();
     expect(log).toEqual([{ created_count: 1 }]);
+  });
+
+  it("waits for a load in flight, then is checked against the data it committed", async () => {
+    const services = createServices(database.db, { referenceDataCheckMs: 3_600_000 });
+    await services.referenceData.current();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let loadHoldsLock = () => {};
+    const locked = new Promise<void>((resolve) => {
+      loadHoldsLock = resolve;
+    });
+    // A load that has bumped the version (and so holds its lock) but not yet committed.
+    const load = database.db.transaction().execute(async (trx) => {
+      await createReferenceStore(trx).upsert(trx, {
+        coins: [],
+        exchanges: [],
+        markets: [aaveMarket("kraken")],
+      });
+      loadHoldsLock();
+      await held;
+    });
+    await locked;
+
+    const submission = services.submitReports(
+      { organizationId: "acme", apiKeyId: null },
+      {
+        version: 2,
+        dryRun: false,
+        body: {
+          data: [v2Record({ exchangeId: "kraken", baseCoinId: "aave", date: "2025-02-02" })],
+        },
+      },
+    );
+    expect(await stillPendingAfter(submission, 300)).toBe(true);
+    release();
+    await load;
+    expect(await submission).toEqual({ createdCount: 1, updatedCount: 0 });
+    expect(await eligibilityOf("2025-02-02")).toEqual({
+      eligibility_status: "eligible",
+      eligibility_reason: null,
+    });
+  });
+
+  it("is waited for by a load, whose eligibility recomputation then covers it", async () => {
+    const { version } = await createReferenceStore(database.db).snapshot();
+    const report: Report = {
+      date: "2025-02-03",
+      exchangeId: "kraken",
+      baseCoinId: "aave",
+      quoteKey: "usd-coin",
+      instrumentType: "spot",
+      quoteCoinId: "usd-coin",
+      quoteCoinSymbol: null,
+      type: "project",
+      schemaVersion: 2,
+      metrics: Object.fromEntries(METRICS.map((m) => [m, 1])) as Report["metrics"],
+      // Right for the reference data it was checked against: kraken has no AAVE/USDC yet.
+      eligibilityReason: "pair_not_found",
+    };
+    let commit = () => {};
+    const held = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    let written = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      written = resolve;
+    });
+    // A batch written but not yet committed when the load starts.
+    const batch = database.db.transaction().execute(async (trx) => {
+      const stored = await createReportStore(trx).upsert(
+        { id: crypto.randomUUID(), organizationId: "acme", apiKeyId: null, schemaVersion: 2 },
+        [report],
+        version,
+      );
+      expect(stored).toEqual({ createdCount: 1, updatedCount: 0 });
+      written();
+      await held;
+    });
+    await inFlight;
+
+    const load = loadFixture(
+      database.db,
+      { markets: [aaveMarket("kraken", "usd-coin", "USDC")] },
+      new Date(),
+    );
+    expect(await stillPendingAfter(load, 300)).toBe(true);
+    commit();
+    await batch;
+    expect((await load).eligibilityChanged).toBeGreaterThanOrEqual(1);
+    expect(await eligibilityOf("2025-02-03")).toEqual({
+      eligibility_status: "eligible",
+      eligibility_reason: null,
+    });
   });
 });

@@ -108,9 +108,8 @@ export async function loadFixture(
   input: unknown,
   now: Date,
 ): Promise<LoadSummary> {
-  // The eligibility update locks reports in its own order; a concurrent submission may hold
-  // some of them. PostgreSQL breaks such a deadlock by aborting one side: here, the whole
-  // load is run again.
+  // A serialization failure or a deadlock (with another writer of the same organization or
+  // reference rows) aborts one side: here, the whole load is run again.
   return withTransientRetry(() => loadInTransaction(db, input, now));
 }
 

@@ -121,6 +121,12 @@ export function createReferenceStore(db: Kysely<Tables>) {
         changed += Number(r.numAffectedRows ?? 0);
       }
       if (changed > 0) {
+        // Submissions validated against the old version must either commit before this load
+        // goes on (so that its eligibility recomputation sees them) or see the new version and
+        // re-validate (report-store's upsert). This lock, held to commit, waits for the
+        // batches in flight and holds new ones back. It conflicts with itself, so two loads
+        // queue instead of deadlocking.
+        await sql`lock table reports in share row exclusive mode`.execute(trx);
         await trx
           .updateTable("reference_data_version")
           .set((eb) => ({ version: eb("version", "+", 1) }))
