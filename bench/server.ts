@@ -18,7 +18,20 @@ export async function startServer(
   env: Record<string, string>,
   seedFile?: string,
 ): Promise<RunningServer> {
-  const args = ["dist/main.js", "serve", "--port", "0", ...(seedFile ? ["--seed", seedFile] : [])];
+  // The flags of the `trading-reports` bin's shebang, so that the server runs as users run it.
+  const shebang = readFileSync("dist/main.js", "utf8").split("\n", 1)[0] ?? "";
+  const binFlags = shebang.split(" ").filter((word) => word.startsWith("--"));
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+  const extra = process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const nodeArgs = [...binFlags, ...extra];
+  const args = [
+    ...nodeArgs,
+    "dist/main.js",
+    "serve",
+    "--port",
+    "0",
+    ...(seedFile ? ["--seed", seedFile] : []),
+  ];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 import { run } from "./cli/program.js";
 
 const code = await run(process.argv.slice(2), {

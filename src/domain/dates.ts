@@ -8,11 +8,13 @@ export function isCalendarDate(value: string): boolean {
   const match = DATE_PATTERN.exec(value);
   if (match === null) return false;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, keeps years 0-99 as written
-  return (
-    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
-  );
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** In the proleptic Gregorian calendar, as JavaScript dates and PostgreSQL count. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** Today's date in UTC, as YYYY-MM-DD. */

@@ -27,7 +27,8 @@ export class ReferenceData {
   readonly coins: ReadonlyMap<string, Coin>;
   readonly exchanges: ReadonlyMap<string, Exchange>;
   private readonly groups = new Map<string, Exchange[]>();
-  private readonly markets = new Map<string, Market[]>();
+  /** Exchange, then base coin and instrument type: nested, so a lookup builds no key string. */
+  private readonly markets = new Map<string, Map<string, Market[]>>();
 
   /** `version` identifies the snapshot: it changes whenever the data does. */
   constructor(
@@ -39,11 +40,12 @@ export class ReferenceData {
     const byId = [...snapshot.exchanges].sort((a, b) => (a.id < b.id ? -1 : 1));
     for (const exchange of byId) pushTo(this.groups, exchange.group, exchange);
     for (const market of snapshot.markets) {
-      pushTo(
-        this.markets,
-        marketsKey(market.exchangeId, market.baseCoinId, market.instrumentType),
-        market,
-      );
+      let byBase = this.markets.get(market.exchangeId);
+      if (byBase === undefined) {
+        byBase = new Map();
+        this.markets.set(market.exchangeId, byBase);
+      }
+      pushTo(byBase, baseKey(market.baseCoinId, market.instrumentType), market);
     }
   }
 
@@ -53,12 +55,13 @@ export class ReferenceData {
   }
 
   marketsOf(exchangeId: string, baseCoinId: string, type: InstrumentType): readonly Market[] {
-    return this.markets.get(marketsKey(exchangeId, baseCoinId, type)) ?? [];
+    return this.markets.get(exchangeId)?.get(baseKey(baseCoinId, type)) ?? [];
   }
 }
 
-function marketsKey(exchangeId: string, baseCoinId: string, type: InstrumentType): string {
-  return `${exchangeId}\u0000${baseCoinId}\u0000${type}`;
+/** Spot markets under the coin id itself, perpetuals under a suffixed one. */
+function baseKey(baseCoinId: string, type: InstrumentType): string {
+  return type === "spot" ? baseCoinId : `${baseCoinId}\u0000perp`;
 }
 
 function pushTo<V>(map: Map<string, V[]>, key: string, value: V): void {

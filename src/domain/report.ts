@@ -70,7 +70,8 @@ export type Report = RecordKey & {
   quoteCoinSymbol: string | null;
   type: SubmissionType | null;
   schemaVersion: SchemaVersion;
-  metrics: Record<V1Metric, number> & Record<V2OnlyMetric, number | null>;
+  /** A v1 report has no v2-only metric: absent (or null) is stored as null. */
+  metrics: Readonly<Record<V1Metric, number> & Partial<Record<V2OnlyMetric, number | null>>>;
   eligibilityReason: EligibilityReason | null;
 };
 

@@ -8,7 +8,6 @@ import {
   type Report,
   recordKeyString,
   type SchemaVersion,
-  V2_ONLY_METRICS,
 } from "../domain/report.js";
 import {
   dateProblem,
@@ -192,7 +191,9 @@ function buildReport(
     quoteSymbol: quoteCoinSymbol ?? "",
   };
   const v2 = "type" in record ? record : undefined;
-  const metrics = { ...pick(record), ...(v2 ? {} : nullV2Metrics) } as Report["metrics"];
+  // The parsed record holds every metric it has (besides its identity fields, which nothing
+  // reads through `metrics`): no per-record copy.
+  const metrics: Report["metrics"] = record;
   return {
     date: record.date,
     exchangeId: stored.exchange.id,
@@ -206,14 +207,4 @@ function buildReport(
     metrics,
     eligibilityReason: eligibilityReasonOf(record.date, matchMarket(pair, ref)),
   };
-}
-
-const nullV2Metrics = Object.fromEntries(V2_ONLY_METRICS.map((m) => [m, null]));
-
-function pick(record: V1Record | V2Record): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [field, value] of Object.entries(record)) {
-    if (typeof value === "number") out[field] = value;
-  }
-  return out;
 }

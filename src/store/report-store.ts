@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import {
   eligibilityStatusOf,
   METRICS,
@@ -6,6 +6,7 @@ import {
   type Report,
   type SchemaVersion,
 } from "../domain/report.js";
+import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
 import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
 
@@ -49,63 +50,32 @@ export function createReportStore(db: Kysely<Tables>) {
      * not at all. Rows are written in key order (the caller sorts) so that concurrent batches
      * lock overlapping keys in one order.
      *
-     * Eligibility was computed from reference data of version `referenceVersion`. The
-     * statement share-locks the version row: a market-data load that bumped it first makes
-     * the statement write nothing (it sees the new version: READ COMMITTED re-reads a locked
-     * row) and return undefined, so the caller re-validates; a load that comes later waits for
-     * this commit, and its eligibility recomputation then sees these rows.
+     * Eligibility was computed from reference data of version `referenceVersion`. A load that
+     * bumps the version holds a SHARE ROW EXCLUSIVE lock on reports until it commits (see
+     * reference-store). This statement's ROW EXCLUSIVE lock is taken before its snapshot, so
+     * either the load waits for this commit (and its eligibility recomputation sees these rows)
+     * or this statement waits for the load and then sees the new version: it writes nothing
+     * and returns undefined, and the caller re-validates.
+     *
+     * The SQL text is built once; a batch only supplies its parameters.
      */
     async upsert(
       log: SubmissionLog,
       reports: Report[],
       referenceVersion: number,
     ): Promise<UpsertCounts | undefined> {
-      const input = unnestReports(reports);
-      const query = sql<{ created: number; total: number; current: boolean }>`
-        with guard as (
-          select version from reference_data_version for share
-        ),
-        input as (
-          select * from ${input} where (select version from guard) = ${referenceVersion}
-        ),
-        upserted as (
-          insert into reports as r (organization_id, ${list(keyColumns)}, ${list(valueColumns)},
-            eligibility_status, eligibility_reason)
-          select ${log.organizationId}, ${list(keyColumns)}, quote_coin_id, quote_coin_symbol, type,
-            ${log.schemaVersion}::smallint, ${list(metricColumns)}, eligibility_status, eligibility_reason
-          from input
-          on conflict (organization_id, ${list(keyColumns)}) do update set
-            ${sql.join(
-              [...valueColumns, "eligibility_status", "eligibility_reason"].map(
-                (c) => sql`${ident(c)} = excluded.${ident(c)}`,
-              ),
-            )},
-            updated_at = now()
-          returning r.id, (r.xmax = 0) as created, r.base_coin_id, r.date, ${list(valueColumns, "r.")}
-        ),
-        versions as (
-          insert into report_versions (report_id, submission_id, ${list(valueColumns)})
-          select id, ${log.id}::uuid, ${list(valueColumns)} from upserted
-        ),
-        counted as (
-          insert into report_month_counts as c (organization_id, base_coin_id, month, n)
-          select ${log.organizationId}, base_coin_id, date_trunc('month', date)::date, count(*)
-          from upserted where created
-          group by base_coin_id, date_trunc('month', date)
-          order by base_coin_id, date_trunc('month', date)
-          on conflict (organization_id, base_coin_id, month) do update set n = c.n + excluded.n
-        ),
-        submission as (
-          insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
-            record_count, created_count, updated_count)
-          select ${log.id}::uuid, ${log.organizationId}, ${log.apiKeyId}::uuid, ${log.schemaVersion},
-            false, count(*), count(*) filter (where created), count(*) filter (where not created)
-          from upserted having count(*) > 0
-        )
-        select (count(*) filter (where created))::int as created, count(*)::int as total,
-          (select version from guard) = ${referenceVersion} as current
-        from upserted`;
-      const result = await withTransientRetry(() => query.execute(db));
+      const parameters = [
+        log.organizationId,
+        log.schemaVersion,
+        referenceVersion,
+        log.id,
+        log.apiKeyId,
+        ...inputArrays(reports),
+      ];
+      const query = CompiledQuery.raw(UPSERT_SQL, parameters);
+      const result = await withTransientRetry(() =>
+        db.executeQuery<{ created: number; total: number; current: boolean }>(query),
+      );
       const row = result.rows[0];
       if (row === undefined || !row.current) return undefined;
       return { createdCount: row.created, updatedCount: row.total - row.created };
@@ -147,30 +117,79 @@ export function createReportStore(db: Kysely<Tables>) {
 
 export type ReportStore = ReturnType<typeof createReportStore>;
 
-/** The batch as one `unnest` of typed arrays, a column per array. */
-function unnestReports(reports: Report[]): RawBuilder<unknown> {
-  const column = <T>(pick: (r: Report) => T) => reports.map(pick);
-  const arrays = [
-    sql`${column((r) => r.date)}::date[]`,
-    sql`${column((r) => r.exchangeId)}::text[]`,
-    sql`${column((r) => r.baseCoinId)}::text[]`,
-    sql`${column((r) => r.quoteKey)}::text[]`,
-    sql`${column((r) => r.instrumentType)}::text[]`,
-    sql`${column((r) => r.quoteCoinId)}::text[]`,
-    sql`${column((r) => r.quoteCoinSymbol)}::text[]`,
-    sql`${column((r) => r.type)}::text[]`,
-    ...METRICS.map((m) => sql`${column((r) => r.metrics[m])}::float8[]`),
-    sql`${column((r) => eligibilityStatusOf(r.eligibilityReason))}::text[]`,
-    sql`${column((r) => r.eligibilityReason)}::text[]`,
-  ];
-  const names = [
-    ...keyColumns,
-    "quote_coin_id",
-    "quote_coin_symbol",
-    "type",
-    ...metricColumns,
-    "eligibility_status",
-    "eligibility_reason",
-  ];
-  return sql`unnest(${sql.join(arrays)}) as t(${list(names)})`;
+/** The batch's columns, in the order `unnest` takes them: one array per column. */
+const inputColumns: { name: string; type: "date" | "text" | "float8"; of(r: Report): unknown }[] = [
+  { name: "date", type: "date", of: (r) => r.date },
+  { name: "exchange_id", type: "text", of: (r) => r.exchangeId },
+  { name: "base_coin_id", type: "text", of: (r) => r.baseCoinId },
+  { name: "quote_key", type: "text", of: (r) => r.quoteKey },
+  { name: "instrument_type", type: "text", of: (r) => r.instrumentType },
+  { name: "quote_coin_id", type: "text", of: (r) => r.quoteCoinId },
+  { name: "quote_coin_symbol", type: "text", of: (r) => r.quoteCoinSymbol },
+  { name: "type", type: "text", of: (r) => r.type },
+  ...METRICS.map((m) => ({
+    name: metricColumn(m),
+    type: "float8" as const,
+    of: (r: Report) => r.metrics[m] ?? null,
+  })),
+  { name: "eligibility_status", type: "text", of: (r) => eligibilityStatusOf(r.eligibilityReason) },
+  { name: "eligibility_reason", type: "text", of: (r) => r.eligibilityReason },
+];
+
+function inputArrays(reports: Report[]): (string | Buffer)[] {
+  return inputColumns.map(({ type, of }) =>
+    type === "float8"
+      ? float8ArrayBinary(reports.map(of) as (number | null)[])
+      : textArrayLiteral(reports.map(of) as (string | null)[]),
+  );
 }
+
+// $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
+// $5 API key id, then one array per input column.
+const FIXED_PARAMETERS = 5;
+const unnestInput = `unnest(${inputColumns
+  .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
+  .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
+const keys = keyColumns.join(", ");
+const values = valueColumns.join(", ");
+const stored = [...valueColumns, "eligibility_status", "eligibility_reason"];
+
+const UPSERT_SQL = `
+  with guard as (
+    select version from reference_data_version
+  ),
+  input as (
+    select * from ${unnestInput} where (select version from guard) = $3::bigint
+  ),
+  upserted as (
+    insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason)
+    select $1::text, ${keys}, quote_coin_id, quote_coin_symbol, type, $2::smallint,
+      ${metricColumns.join(", ")}, eligibility_status, eligibility_reason
+    from input
+    on conflict (organization_id, ${keys}) do update set
+      ${stored.map((c) => `${c} = excluded.${c}`).join(", ")}, updated_at = now()
+    returning r.id, (r.xmax = 0) as created, r.base_coin_id, r.date,
+      ${valueColumns.map((c) => `r.${c}`).join(", ")}
+  ),
+  versions as (
+    insert into report_versions (report_id, submission_id, ${values})
+    select id, $4::uuid, ${values} from upserted
+  ),
+  counted as (
+    insert into report_month_counts as c (organization_id, base_coin_id, month, n)
+    select $1::text, base_coin_id, date_trunc('month', date)::date, count(*)
+    from upserted where created
+    group by base_coin_id, date_trunc('month', date)
+    order by base_coin_id, date_trunc('month', date)
+    on conflict (organization_id, base_coin_id, month) do update set n = c.n + excluded.n
+  ),
+  submission as (
+    insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
+      record_count, created_count, updated_count)
+    select $4::uuid, $1::text, $5::uuid, $2::smallint, false,
+      count(*), count(*) filter (where created), count(*) filter (where not created)
+    from upserted having count(*) > 0
+  )
+  select (count(*) filter (where created))::int as created, count(*)::int as total,
+    (select version from guard) = $3::bigint as current
+  from upserted`;
