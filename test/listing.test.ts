@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportItemSchema } from "../src/schemas/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
@@ -150,6 +151,24 @@ describe("listed items", () => {
     const page = await listPage(t, KEYS.acme, { dateGte: date, dateLte: date });
     expect(page.totalCount).toBe(1);
     expect(page.items[0]).toMatchObject({ orderFillVolumeTaker: 8, type: null, bidDepthTob: null });
+  });
+});
+
+describe("the JSON page, written by the database", () => {
+  it("has the same items, keys in the same order, as the export path builds them", async () => {
+    const response = await t.request({ method: "GET", url: "/api/v1/reports", key: KEYS.acme });
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    const items = response.json().items as Record<string, unknown>[];
+    const caller = { organizationId: "acme", apiKeyId: null };
+    const exported: Record<string, unknown>[] = [];
+    for await (const chunk of t.services.exportReports(caller, { page: 1 }))
+      exported.push(...chunk);
+    expect(items.length).toBeGreaterThanOrEqual(all.length);
+    expect(items).toEqual(exported);
+    items.forEach((item, i) => {
+      expect(Object.keys(item)).toEqual(Object.keys(exported[i] ?? {}));
+      expect(reportItemSchema.strict().parse(item)).toEqual(item);
+    });
   });
 });
 

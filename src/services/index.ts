@@ -10,7 +10,7 @@ import { createReportStore } from "../store/report-store.js";
 import type { Tables } from "../store/tables.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
-import { exportReports, listReports } from "./list-reports.js";
+import { exportReports, listReportsJson } from "./list-reports.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listProjects } from "./reference-listing.js";
 import { type Caller, submitReports } from "./submit-reports.js";
@@ -35,8 +35,9 @@ export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
       (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
         submitReports({ reports, referenceData, now }, caller, request),
     ),
-    listReports: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReports({ listing, organizations, referenceData, now }, caller, query),
+    /** The listing response as JSON text (see listReportsJson). */
+    listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
+      listReportsJson({ listing, organizations, referenceData, now }, caller, query),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
     exportReports: (caller: Caller, query: ListQuery) =>

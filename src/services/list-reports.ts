@@ -31,12 +31,11 @@ export async function listReports(
   caller: Caller,
   query: ListQuery,
 ): Promise<ReportPage> {
-  const page = query.page ?? 1;
-  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  const { page, pageSize, offset } = pagingOf(query);
   const filter = await filterFor(deps, caller, query);
   const [totalCount, rows, ref] = await Promise.all([
     deps.listing.count(filter),
-    deps.listing.page(filter, pageSize, (page - 1) * pageSize),
+    deps.listing.page(filter, pageSize, offset),
     deps.referenceData.current(),
   ]);
   return {
@@ -45,6 +44,31 @@ export async function listReports(
     totalCount,
     items: rows.map((row) => toItem(row, ref)),
   };
+}
+
+/**
+ * The same page as `listReports`, as the JSON text of the response: its items come from the
+ * database already written as JSON, so a 500-item page is not parsed and printed again here.
+ */
+export async function listReportsJson(
+  deps: ListDeps,
+  caller: Caller,
+  query: ListQuery,
+): Promise<string> {
+  const { page, pageSize, offset } = pagingOf(query);
+  const filter = await filterFor(deps, caller, query);
+  const [totalCount, items] = await Promise.all([
+    deps.listing.count(filter),
+    deps.listing.pageJson(filter, pageSize, offset),
+  ]);
+  const totalPages = Math.ceil(totalCount / pageSize);
+  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.join(",")}]}`;
+}
+
+function pagingOf(query: ListQuery) {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
 const EXPORT_CHUNK = 2_000;

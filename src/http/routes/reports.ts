@@ -25,8 +25,10 @@ export function reportRoutes(services: Services) {
       if (!query.success) {
         throw new ValidationError(problemsOf(query.error));
       }
-      if (!prefersCsv(request.headers.accept))
-        return services.listReports(request.caller, query.data);
+      if (!prefersCsv(request.headers.accept)) {
+        const page = await services.listReportsJson(request.caller, query.data);
+        return reply.type("application/json; charset=utf-8").send(page);
+      }
       const chunks = services.exportReports(request.caller, query.data);
       // The first chunk is read before answering, so that a failure still gets a proper status.
       const first = await services.guard(() => chunks.next());
