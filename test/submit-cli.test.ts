@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Command, CommanderError } from "commander";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registerSubmitCommand } from "../src/cli/submit.js";
 import { parseCsv, RecordFileError, readRecords } from "../src/client/read-records.js";
 import { submitBatches } from "../src/client/report-client.js";
@@ -148,22 +148,25 @@ async function submit(
   const stderr = sink();
   if (tty) Object.assign(stderr.stream, { isTTY: true, columns: 100 });
   const program = new Command().exitOverride();
-  registerSubmitCommand(program, {
-    stdout: stdout.stream,
-    stderr: stderr.stream,
-    env,
-    sleep: async (ms) => {
-      sleeps.push(ms);
+  const exit = { code: 0 };
+  registerSubmitCommand(
+    program,
+    {
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      env,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
     },
-  });
-  process.exitCode = undefined;
+    exit,
+  );
   try {
     await program.parseAsync(["node", "trading-reports", "submit", ...args]);
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
   }
-  const code = process.exitCode;
-  process.exitCode = undefined;
+  const code = exit.code;
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -212,9 +215,6 @@ afterAll(async () => {
 beforeEach(() => {
   service.reset();
   sleeps = [];
-});
-afterEach(() => {
-  process.exitCode = undefined;
 });
 
 describe("reading records", () => {

@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import type { Config } from "../config.js";
 import { type AdminServices, createAdminServices } from "../services/admin.js";
 import { createCoinGeckoClient } from "../services/coingecko-client.js";
 import type { Database } from "../store/database.js";
+import { readJson } from "./read-json.js";
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 type WithDatabase = <T>(work: (database: Database, config: Config) => Promise<T>) => Promise<T>;
@@ -38,14 +38,19 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   const json = (c: Command) => c.option("--json", "print JSON");
 
   const org = program.command("org").description("organizations");
-  json(org.command("create <id>").requiredOption("--name <name>", "display name")).action(
+  json(
+    org
+      .command("create <id>")
+      .description("create an organization (id: lower-case letters, digits, - and _)")
+      .requiredOption("--name <name>", "display name"),
+  ).action(
     run(
       (admin, { args, opts }: Input) =>
         admin.createOrganization({ id: args[0] ?? "", name: opts.name ?? "" }),
       (o: { id: string }) => `created organization ${o.id}`,
     ),
   );
-  json(org.command("list")).action(
+  json(org.command("list").description("list organizations")).action(
     run(
       (admin) => admin.listOrganizations(),
       (rows: { id: string; name: string }[]) => table(rows.map((r) => [r.id, r.name])),
@@ -54,7 +59,10 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
 
   const key = program.command("key").description("API keys");
   json(
-    key.command("create <organization>").option("--label <label>", "what the key is for", ""),
+    key
+      .command("create <organization>")
+      .description("create an API key for an organization; the key is printed once")
+      .option("--label <label>", "what the key is for", ""),
   ).action(
     run(
       (admin, { args, opts }: Input) => admin.createApiKey(args[0] ?? "", opts.label ?? ""),
@@ -62,7 +70,11 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
         `${k.key}\n(shown once: store it now; prefix ${k.prefix})`,
     ),
   );
-  json(key.command("list <organization>")).action(
+  json(
+    key
+      .command("list <organization>")
+      .description("list an organization's keys (prefix, label, dates; never the key)"),
+  ).action(
     run(
       (admin, { args }: Input) => admin.listApiKeys(args[0] ?? ""),
       (
@@ -86,7 +98,11 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
         ]),
     ),
   );
-  json(key.command("revoke <organization> <idOrPrefix>")).action(
+  json(
+    key
+      .command("revoke <organization> <idOrPrefix>")
+      .description("revoke an organization's key by id or prefix"),
+  ).action(
     run(
       (admin, { args }: Input) => admin.revokeApiKey(args[0] ?? "", args[1] ?? ""),
       () => "revoked",
@@ -99,6 +115,7 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   json(
     engagement
       .command("add <organization> <baseCoinId>")
+      .description("engage an organization for a project (base coin) from --since")
       .requiredOption("--type <type>", "project | exchange | prop")
       .requiredOption("--since <date>", "first day, YYYY-MM-DD")
       .option("--until <date>", "last day, YYYY-MM-DD"),
@@ -117,6 +134,7 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   json(
     engagement
       .command("end <organization> <baseCoinId>")
+      .description("end an organization's open engagement for a project")
       .option("--until <date>", "last day (default today)"),
   ).action(
     run(
@@ -125,7 +143,9 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
       (r: { until: string }) => `ended on ${r.until}`,
     ),
   );
-  json(engagement.command("list <organization>")).action(
+  json(
+    engagement.command("list <organization>").description("list an organization's engagements"),
+  ).action(
     run(
       (admin, { args }: Input) => admin.listEngagements(args[0] ?? ""),
       (rows: { baseCoinId: string; type: string; since: string; until: string | null }[]) =>
@@ -137,10 +157,15 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   );
 
   const marketData = program.command("market-data").description("coins, exchanges and markets");
-  json(marketData.command("import <file>")).action(
+  json(
+    marketData
+      .command("import <file>")
+      .description(
+        "load coins, exchanges and markets from a fixture file (organizations are ignored)",
+      ),
+  ).action(
     run(
-      async (admin, { args }: Input) =>
-        admin.importMarketData(JSON.parse(await readFile(args[0] ?? "", "utf8"))),
+      async (admin, { args }: Input) => admin.importMarketData(await readJson(args[0] ?? "")),
       (s: { changed: number; eligibilityChanged: number }) =>
         `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
     ),
@@ -190,7 +215,8 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
     program
       .command("eligibility")
       .description("eligibility of stored reports")
-      .command("recompute"),
+      .command("recompute")
+      .description("re-evaluate the eligibility of every stored report"),
   ).action(
     run(
       (admin) => admin.recomputeEligibility(),

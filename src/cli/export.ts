@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Command } from "commander";
+import type { ExitStatus } from "./exit-status.js";
 
 type Io = {
   stdout: NodeJS.WritableStream;
@@ -20,7 +21,7 @@ type ExportOptions = {
 };
 
 /** `export`: streams the caller's report listing as CSV into a file. */
-export function registerExportCommand(program: Command, io: Io): void {
+export function registerExportCommand(program: Command, io: Io, exit: ExitStatus): void {
   program
     .command("export")
     .description("write the organization's reports (GET /api/v1/reports as CSV) to a file")
@@ -32,7 +33,7 @@ export function registerExportCommand(program: Command, io: Io): void {
     .option("--date-gte <date>", "from this date, inclusive")
     .option("--date-lte <date>", "up to this date, inclusive")
     .action(async (options: ExportOptions) => {
-      process.exitCode = await runExport(options, io);
+      exit.code = await runExport(options, io);
     });
 }
 

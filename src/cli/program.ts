@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { Command, CommanderError, Option } from "commander";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { DomainError, ValidationError } from "../domain/errors.js";
@@ -9,7 +8,9 @@ import { createServices } from "../services/index.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import { registerAdminCommands } from "./admin.js";
+import type { ExitStatus } from "./exit-status.js";
 import { registerExportCommand } from "./export.js";
+import { readJson, UsageError } from "./read-json.js";
 import { registerSubmitCommand } from "./submit.js";
 
 export type Io = {
@@ -18,11 +19,10 @@ export type Io = {
   env: Record<string, string | undefined>;
 };
 
-/** Failures the user caused on the command line: exit code 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 /** The `trading-reports` command line: an adapter over the same services as the HTTP API. */
-export function buildProgram(io: Io): Command {
+export function buildProgram(io: Io, exit: ExitStatus = { code: 0 }): Command {
   const program = new Command("trading-reports")
     .description("Market-maker trading data reporting service")
     .exitOverride()
@@ -64,22 +64,29 @@ export function buildProgram(io: Io): Command {
     .command("migrate")
     .description("apply pending migrations and exit")
     .action(async () => {
-      await withDatabase(io, async () => {});
+      await withDatabase(io, async (_database, _config, applied) => {
+        io.stdout.write(
+          applied.length === 0
+            ? "database is up to date\n"
+            : applied.map((name) => `applied ${name}\n`).join(""),
+        );
+      });
     });
 
   registerAdminCommands(program, io, (work) => withDatabase(io, work));
-  registerSubmitCommand(program, io);
-  registerExportCommand(program, io);
+  registerSubmitCommand(program, io, exit);
+  registerExportCommand(program, io, exit);
 
   return program;
 }
 
 /** Runs the program; resolves to the process exit code. */
 export async function run(argv: string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const exit: ExitStatus = { code: 0 };
+  const program = buildProgram(io, exit);
   try {
     await program.parseAsync(argv, { from: "user" });
-    return typeof process.exitCode === "number" ? process.exitCode : 0;
+    return exit.code;
   } catch (error) {
     return reportFailure(io, error);
   }
@@ -104,25 +111,29 @@ function reportFailure(io: Io, error: unknown): number {
   return 1;
 }
 
-async function openConfigured(io: Io): Promise<{ config: Config; database: Database }> {
+async function openConfigured(
+  io: Io,
+): Promise<{ config: Config; database: Database; applied: string[] }> {
   const config = loadConfig(io.env);
   const database = await openDatabase(config.database);
+  let applied: string[];
   try {
-    await migrate(database.db);
+    applied = await migrate(database.db);
   } catch (error) {
     await database.close();
     throw error;
   }
-  return { config, database };
+  return { config, database, applied };
 }
 
+/** Opens the configured database (migrated; `applied` names what this run applied). */
 export async function withDatabase<T>(
   io: Io,
-  work: (database: Database, config: Config) => Promise<T>,
+  work: (database: Database, config: Config, applied: string[]) => Promise<T>,
 ): Promise<T> {
-  const { config, database } = await openConfigured(io);
+  const { config, database, applied } = await openConfigured(io);
   try {
-    return await work(database, config);
+    return await work(database, config, applied);
   } finally {
     await database.close();
   }
@@ -172,24 +183,6 @@ async function serve(
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
   });
-}
-
-async function readJson(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ValidationError([
-      { message: `${file} is not valid JSON: ${(error as Error).message}` },
-    ]);
-  }
 }
 
 function parsePort(value: string): number {

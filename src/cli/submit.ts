@@ -9,6 +9,7 @@ import {
   type SubmitResult,
   submitBatches,
 } from "../client/report-client.js";
+import type { ExitStatus } from "./exit-status.js";
 
 export type SubmitIo = {
   stdout: NodeJS.WritableStream;
@@ -34,8 +35,8 @@ const EXIT_USAGE = 2;
 
 class UsageError extends Error {}
 
-/** Adds `submit <file>`; the exit code goes to `process.exitCode`. */
-export function registerSubmitCommand(program: Command, io: SubmitIo): Command {
+/** Adds `submit <file>`; the exit code goes to `exit`. */
+export function registerSubmitCommand(program: Command, io: SubmitIo, exit: ExitStatus): Command {
   return program
     .command("submit")
     .description("submit report records from a CSV or JSON file to the reporting service")
@@ -54,11 +55,11 @@ export function registerSubmitCommand(program: Command, io: SubmitIo): Command {
       // Commander's own usage errors (unknown option, missing argument) exit 1 by default;
       // the contract says 2. Throwing hands the error to whoever awaits parseAsync.
       const exitCode = error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-      process.exitCode = exitCode;
+      exit.code = exitCode;
       throw new CommanderError(exitCode, error.code, error.message);
     })
     .action(async (file: string, options: SubmitCommandOptions) => {
-      process.exitCode = await runSubmit(file, options, io);
+      exit.code = await runSubmit(file, options, io);
     });
 }
 

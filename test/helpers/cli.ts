@@ -13,8 +13,6 @@ export async function runCli(env: Record<string, string>, argv: string[]) {
   stderr.on("data", (d) => {
     err += d;
   });
-  process.exitCode = undefined;
   const code = await run(argv, { stdout, stderr, env });
-  process.exitCode = undefined;
   return { code, out, err };
 }

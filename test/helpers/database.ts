@@ -12,12 +12,13 @@ export const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
 
 export type TestDatabase = Database & { config: DatabaseConfig };
 
-export async function freshDatabase(): Promise<TestDatabase> {
+export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl === undefined) {
     const config: DatabaseConfig = { kind: "pglite", dataDir: undefined };
     const database = await openDatabase(config);
-    await migrate(database.db);
+    if (migrated) await migrate(database.db);
     return { ...database, config };
   }
   const name = `tr_test_${randomBytes(6).toString("hex")}`;
@@ -32,7 +33,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     connectTimeoutMs: 5_000,
   };
   const database = await openDatabase(config);
-  await migrate(database.db);
+  if (migrated) await migrate(database.db);
   return {
     ...database,
     config,

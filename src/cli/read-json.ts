@@ -1,0 +1,28 @@
+import { readFile } from "node:fs/promises";
+import { ValidationError } from "../domain/errors.js";
+
+/** Failures the user caused on the command line: exit code 2. */
+export class UsageError extends Error {}
+
+/**
+ * Reads a JSON input file of an operator command. An unreadable file is a usage error naming
+ * the file and the OS error (`cannot read f.json: ENOENT`); text that is not JSON is a
+ * validation error.
+ */
+export async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError([
+      { message: `${file} is not valid JSON: ${(error as Error).message}` },
+    ]);
+  }
+}
