@@ -174,7 +174,8 @@ describe("trading-reports market-data sync", () => {
     try {
       const failed = await cli("market-data", "sync", "--coins", "bitcoin");
       expect(failed.code).toBe(1);
-      expect(failed.err).toMatch(/^error: .*404/);
+      expect(failed.err).toMatch(/^error: CoinGecko request to .* failed with status 404/);
+      expect(failed.err).toContain(`${broken.COINGECKO_BASE_URL}/`);
       expect(failed.err.trim().split("\n")).toHaveLength(1);
     } finally {
       env = saved;

@@ -22,7 +22,7 @@ import {
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./fixtures/coingecko/${name}`, import.meta.url), "utf8"));
 
-type Reply = { status?: number; headers?: Record<string, string>; body: unknown } | "drop";
+type Reply = { status?: number; headers?: Record<string, string>; body: unknown } | "drop" | "hang";
 type Route = (query: URLSearchParams) => Reply;
 type Request = { path: string; query: URLSearchParams; headers: IncomingHttpHeaders };
 
@@ -51,6 +51,7 @@ async function startCoinGecko(routes: Record<string, Route>) {
       req.socket.destroy();
       return;
     }
+    if (reply === "hang") return; // never answers; afterEach closes the connection
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
     res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
   });
@@ -430,6 +431,43 @@ describe("createCoinGeckoClient", () => {
     );
     expect(requests).toHaveLength(1);
     expect(delays).toEqual([]);
+  });
+
+  it("names a refused connection and the URL", async () => {
+    const { baseUrl } = await startCoinGecko({});
+    const running = server;
+    server = undefined;
+    await new Promise((resolve) => running?.close(resolve)); // nothing listens there now
+    const client = testClient(baseUrl, { maxRetries: 1 });
+    await expect(client.coinsList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/coins/list failed: connection refused by ${new URL(baseUrl).host} (ECONNREFUSED) after 2 attempts`,
+    );
+  });
+
+  it("names a timeout and the URL", async () => {
+    const { baseUrl } = await startCoinGecko({ "/coins/list": () => "hang" });
+    const client = testClient(baseUrl, { maxRetries: 0, timeoutMs: 200 });
+    await expect(client.coinsList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/coins/list failed: no answer within 200 ms (timeout)`,
+    );
+  });
+
+  it("names a failed DNS lookup and the host", async () => {
+    // No name is resolved for real (tests stay on loopback): fetch's own error shape, as
+    // undici throws it for an unknown host.
+    const lookup = Object.assign(new Error("getaddrinfo ENOTFOUND api.coingecko.invalid"), {
+      code: "ENOTFOUND",
+    });
+    const client = createCoinGeckoClient({
+      baseUrl: "https://api.coingecko.invalid/api/v3",
+      maxRetries: 0,
+      fetch: async () => {
+        throw new TypeError("fetch failed", { cause: lookup });
+      },
+    });
+    await expect(client.coinsList()).rejects.toThrow(
+      "CoinGecko request to https://api.coingecko.invalid/api/v3/coins/list failed: DNS lookup of api.coingecko.invalid failed (ENOTFOUND)",
+    );
   });
 
   it("rejects a response of the wrong shape, naming the endpoint and the first issue", async () => {

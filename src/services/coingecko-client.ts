@@ -108,6 +108,36 @@ const RETRY_AFTER_CAP_MS = 120_000;
 // Guards against an API that ignores `page` and keeps returning full pages.
 const MAX_TICKER_PAGES = 100;
 
+/**
+ * What went wrong below HTTP, in words an operator can act on: fetch itself only says
+ * "fetch failed" and keeps the system error (its code) in `cause`.
+ */
+export function networkFailure(error: unknown, url: string, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return `no answer within ${timeoutMs} ms (timeout)`;
+  }
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code =
+    typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
+  const host = URL.canParse(url) ? new URL(url).host : url;
+  switch (code) {
+    case "ECONNREFUSED":
+      return `connection refused by ${host} (ECONNREFUSED)`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `DNS lookup of ${new URL(url).hostname} failed (${code})`;
+    case "ECONNRESET":
+    case "UND_ERR_SOCKET":
+      return `connection to ${host} closed unexpectedly (${code})`;
+    case "UND_ERR_CONNECT_TIMEOUT":
+    case "ETIMEDOUT":
+      return `connecting to ${host} timed out (${code})`;
+  }
+  const detail = cause instanceof Error ? cause.message : "";
+  const message = error instanceof Error ? error.message : String(error);
+  return detail ? `${message}: ${detail}` : message;
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): CoinGeckoClient {
@@ -159,9 +189,10 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
       try {
         response = await doFetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = networkFailure(error, url, timeoutMs);
         if (attempt >= maxRetries) {
-          const message = `CoinGecko request to ${url} failed: ${reason}`;
+          const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : "";
+          const message = `CoinGecko request to ${url} failed: ${reason}${tries}`;
           throw new CoinGeckoError(message, url, undefined, { cause: error });
         }
         const delayMs = backoff(attempt);
