@@ -123,6 +123,35 @@ describe("operator CLI", () => {
     ).toBe(1);
   });
 
+  it("refuses an engagement that overlaps another of the organization for the coin", async () => {
+    const add = (since: string, until?: string) =>
+      cli(
+        "engagement",
+        "add",
+        "globex",
+        "uniswap",
+        "--type",
+        "prop",
+        "--since",
+        since,
+        ...(until === undefined ? [] : ["--until", until]),
+      );
+    expect((await add("2024-01-01", "2024-06-30")).code).toBe(0);
+    const overlapping = await add("2024-06-30");
+    expect(overlapping.code).toBe(1);
+    expect(overlapping.err).toBe(
+      "error: since: overlaps the engagement for 'uniswap' from 2024-01-01 to 2024-06-30 (one engagement per organization and coin on any day; end it first)\n",
+    );
+    expect((await add("2024-07-01")).code).toBe(0);
+    // The same engagement (same since) is updated, not an overlap.
+    expect((await add("2024-01-01", "2024-05-31")).code).toBe(0);
+    const listed = JSON.parse((await cli("engagement", "list", "globex", "--json")).out);
+    expect(listed.filter((e: { baseCoinId: string }) => e.baseCoinId === "uniswap")).toMatchObject([
+      { since: "2024-01-01", until: "2024-05-31" },
+      { since: "2024-07-01", until: null },
+    ]);
+  });
+
   it("imports market data and recomputes eligibility", async () => {
     const file = join(dir, "markets.json");
     writeFileSync(
@@ -146,7 +175,42 @@ describe("operator CLI", () => {
     const recompute = await cli("eligibility", "recompute", "--json");
     expect(recompute.code).toBe(0);
     expect(JSON.parse(recompute.out)).toEqual({ changed: 0 });
-    writeFileSync(file, JSON.stringify({ organizations: [] }));
-    expect((await cli("market-data", "import", file)).code).toBe(1);
+  });
+
+  it("imports a whole fixture file, leaving its organizations alone", async () => {
+    const file = join(dir, "whole-fixture.json");
+    const fixture = baseFixture();
+    fixture.organizations.push({ id: "umbrella", name: "Umbrella", apiKeys: [], engagements: [] });
+    writeFileSync(file, JSON.stringify(fixture));
+    expect(await cli("market-data", "import", file)).toMatchObject({ code: 0, err: "" });
+    const orgs = JSON.parse((await cli("org", "list", "--json")).out) as { id: string }[];
+    expect(orgs.map((o) => o.id)).not.toContain("umbrella");
+  });
+
+  it("lists every problem of an import, one per line, and stores nothing", async () => {
+    const file = join(dir, "bad-markets.json");
+    const market = {
+      exchangeId: "binance_futures",
+      baseCoinId: "aave",
+      quoteSymbol: "USDT",
+      instrumentType: "spot",
+      collectedSince: "2024-01-01",
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        coins: [{ id: "zcash", symbol: 1, name: "Zcash" }],
+        markets: [market, { ...market, exchangeId: "kraken", baseCoinId: "nothing" }],
+      }),
+    );
+    const imported = await cli("market-data", "import", file);
+    expect(imported.code).toBe(1);
+    expect(imported.err.split("\n")).toEqual([
+      "error: 3 problems",
+      expect.stringMatching(/^ {2}coins\.0\.symbol: /),
+      "  markets.0.instrumentType: spot market aave/USDT on exchange 'binance_futures', which does not support it (spot: false)",
+      "  markets.1.baseCoinId: unknown coin 'nothing'",
+      "",
+    ]);
   });
 });

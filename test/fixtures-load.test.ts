@@ -213,6 +213,65 @@ describe("refusing a malformed fixture", () => {
       },
       path: "organizations.0.engagements.0.baseCoinId",
     },
+    {
+      name: "a spot market on an exchange without spot trading",
+      fixture: {
+        markets: [
+          {
+            exchangeId: "binance_futures",
+            baseCoinId: "chainlink",
+            quoteSymbol: "USDT",
+            instrumentType: "spot",
+            collectedSince: "2024-01-01",
+          },
+        ],
+      },
+      path: "markets.0.instrumentType",
+    },
+    {
+      name: "a perp market on an exchange that the same fixture marks derivatives: false",
+      fixture: {
+        exchanges: [good.exchange],
+        markets: [
+          {
+            exchangeId: good.exchange.id,
+            baseCoinId: "chainlink",
+            quoteSymbol: "USDT",
+            instrumentType: "perp",
+            collectedSince: "2024-01-01",
+          },
+        ],
+      },
+      path: "markets.0.instrumentType",
+    },
+    {
+      name: "two overlapping engagements of one organization for one coin",
+      fixture: {
+        organizations: [
+          {
+            ...good.organization,
+            engagements: [
+              { baseCoinId: "aave", type: "prop", since: "2024-01-01", until: "2024-06-30" },
+              { baseCoinId: "aave", type: "project", since: "2024-06-30" },
+            ],
+          },
+        ],
+      },
+      path: "organizations.0.engagements.1",
+    },
+    {
+      name: "an engagement overlapping a stored one of the same organization",
+      fixture: {
+        organizations: [
+          {
+            id: "acme",
+            name: "Acme Market Making",
+            engagements: [{ baseCoinId: "chainlink", type: "prop", since: "2025-01-01" }],
+          },
+        ],
+      },
+      path: "organizations.0.engagements.0",
+    },
   ];
 
   for (const c of cases) {
@@ -256,6 +315,56 @@ describe("refusing a malformed fixture", () => {
       "markets.0.exchangeId",
       "markets.0.baseCoinId",
     ]);
+  });
+
+  it("reports malformed entries and broken references together", async () => {
+    const error = await refusal({
+      coins: [{ ...good.coin, symbol: 7 }],
+      markets: [
+        {
+          exchangeId: "binance_futures",
+          baseCoinId: "chainlink",
+          quoteSymbol: "USDT",
+          instrumentType: "spot",
+          collectedSince: "2024-01-01",
+        },
+        { exchangeId: "kraken", baseCoinId: "chainlink" },
+        {
+          exchangeId: "kraken",
+          baseCoinId: "nothing",
+          quoteSymbol: "EUR",
+          instrumentType: "spot",
+          collectedSince: "2024-01-01",
+        },
+      ],
+    });
+    const paths = error.problems.map((p) => p.path);
+    expect(paths).toContain("coins.0.symbol");
+    expect(paths).toContain("markets.1.quoteSymbol");
+    expect(paths).toContain("markets.0.instrumentType");
+    expect(paths).toContain("markets.2.baseCoinId");
+    const instrument = error.problems.find((p) => p.path === "markets.0.instrumentType");
+    expect(instrument?.message).toBe(
+      "spot market chainlink/USDT on exchange 'binance_futures', which does not support it (spot: false)",
+    );
+  });
+
+  it("accepts back-to-back engagements and the same engagement loaded again", async () => {
+    const engagements = [
+      { baseCoinId: "aave", type: "prop", since: "2024-01-01", until: "2024-06-30" },
+      { baseCoinId: "aave", type: "project", since: "2024-07-01" },
+    ];
+    const adjacent = { id: "adjacent", name: "Adjacent", engagements };
+    const fixture = { organizations: [adjacent] };
+    await loadFixture(t.database.db, fixture, new Date());
+    expect((await loadFixture(t.database.db, fixture, new Date())).changed).toBe(0);
+  });
+
+  it("loads the bundled demo data", async () => {
+    const demo = JSON.parse(
+      await readFile(new URL("../demo/reference.json", import.meta.url), "utf8"),
+    );
+    await expect(loadFixture(t.database.db, demo, new Date())).resolves.toBeDefined();
   });
 });
 

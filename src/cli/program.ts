@@ -102,7 +102,13 @@ function reportFailure(io: Io, error: unknown): number {
     return 2;
   }
   if (error instanceof ValidationError) {
-    io.stderr.write(`error: ${error.message}\n`);
+    // Every problem on a line of its own: a fixture with many is readable, and greppable.
+    const lines = error.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
+    io.stderr.write(
+      lines.length === 1
+        ? `error: ${lines[0]}\n`
+        : `error: ${lines.length} problems\n${lines.map((line) => `  ${line}\n`).join("")}`,
+    );
     return 1;
   }
   const message =

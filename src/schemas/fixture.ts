@@ -50,7 +50,7 @@ const engagementSchema = z
     path: ["until"],
   });
 
-const organizationSchema = z.strictObject({
+export const organizationSchema = z.strictObject({
   id,
   name: storableText(200),
   apiKeys: z.array(apiKeySchema).default([]),

@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import { z } from "zod";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "../domain/api-key.js";
 import { utcDate } from "../domain/dates.js";
+import { describePeriod, overlaps } from "../domain/engagement.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import { ReferenceData } from "../domain/reference-data.js";
 import { SUBMISSION_TYPES } from "../domain/report.js";
-import { coinSchema, exchangeSchema, marketSchema } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
@@ -35,11 +35,6 @@ const engagementInput = z
     message: "until must not be before since",
     path: ["until"],
   });
-const marketDataFile = z.strictObject({
-  coins: z.array(coinSchema).default([]),
-  exchanges: z.array(exchangeSchema).default([]),
-  markets: z.array(marketSchema).default([]),
-});
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
@@ -111,7 +106,22 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
           { path: "baseCoinId", message: `unknown coin '${engagement.baseCoinId}'` },
         ]);
       }
-      await organizations.upsertEngagement(db, { organizationId, ...engagement });
+      await db.transaction().execute(async (trx) => {
+        const store = createOrganizationStore(trx);
+        await store.lockOrganization(organizationId);
+        const clash = (await store.engagements(organizationId)).find((other) =>
+          overlaps(other, engagement),
+        );
+        if (clash !== undefined) {
+          throw new ValidationError([
+            {
+              path: "since",
+              message: `overlaps the ${describePeriod(clash)} (one engagement per organization and coin on any day; end it first)`,
+            },
+          ]);
+        }
+        await store.upsertEngagement(trx, { organizationId, ...engagement });
+      });
       return { organizationId, ...engagement };
     },
 
@@ -135,9 +145,13 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
       return organizations.engagements(organizationId);
     },
 
-    /** Loads coins, exchanges and markets (fixture format), then recomputes eligibility. */
+    /**
+     * Loads coins, exchanges and markets from a fixture file, then recomputes eligibility.
+     * A whole fixture is accepted: its organizations are left out (keys and engagements are
+     * managed with their own commands).
+     */
     async importMarketData(input: unknown) {
-      return loadFixture(db, parse(marketDataFile, input), now());
+      return loadFixture(db, withoutOrganizations(input), now());
     },
 
     /** Fetches reference data from CoinGecko and loads it like an import. */
@@ -189,4 +203,10 @@ export type AdminServices = ReturnType<typeof createAdminServices>;
 async function allEngagedCoins(db: Kysely<Tables>): Promise<string[]> {
   const rows = await db.selectFrom("engagements").select("base_coin_id").distinct().execute();
   return rows.map((r) => r.base_coin_id);
+}
+
+/** A fixture's reference data: the `organizations` section left out, the rest as given. */
+function withoutOrganizations(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  return Object.fromEntries(Object.entries(input).filter(([key]) => key !== "organizations"));
 }

@@ -1,8 +1,17 @@
 import type { Kysely } from "kysely";
+import type { z } from "zod";
 import { apiKeyPrefix, hashApiKey } from "../domain/api-key.js";
+import { describePeriod, overlaps } from "../domain/engagement.js";
 import { type Problem, ValidationError } from "../domain/errors.js";
 import { ReferenceData, type ReferenceSnapshot } from "../domain/reference-data.js";
-import { type Fixture, fixtureSchema } from "../schemas/fixture.js";
+import {
+  coinSchema,
+  exchangeSchema,
+  type Fixture,
+  fixtureSchema,
+  marketSchema,
+  organizationSchema,
+} from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
@@ -13,41 +22,78 @@ import { recomputeEligibility } from "./eligibility.js";
 
 export type LoadSummary = { changed: number; eligibilityChanged: number };
 
-/** Parses and checks a fixture as a whole; throws a ValidationError naming each bad entry. */
+type Entries<T> = readonly (T | undefined)[];
+/** A fixture's sections, with `undefined` where an entry is malformed (indexes kept). */
+type FixtureEntries = {
+  coins: Entries<Fixture["coins"][number]>;
+  exchanges: Entries<Fixture["exchanges"][number]>;
+  markets: Entries<Fixture["markets"][number]>;
+  organizations: Entries<Fixture["organizations"][number]>;
+};
+
+/**
+ * Parses and checks a fixture as a whole; throws a ValidationError naming every bad entry.
+ * Cross-entry rules (duplicates, references, instrument types, overlaps) also run when some
+ * entries are malformed, over the well-formed ones, so that one load lists every problem.
+ */
 export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture {
   const parsed = fixtureSchema.safeParse(input);
-  if (!parsed.success) {
-    throw new ValidationError(problemsOf(parsed.error));
-  }
-  const fixture = parsed.data;
+  const problems = parsed.success ? [] : problemsOf(parsed.error);
+  problems.push(...crossEntryProblems(parsed.success ? parsed.data : entriesOf(input), known));
+  if (!parsed.success || problems.length > 0) throw new ValidationError(problems);
+  return parsed.data;
+}
+
+/** The entries of each section that are well-formed on their own. */
+function entriesOf(input: unknown): FixtureEntries {
+  const record =
+    typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const section = <T>(name: string, schema: z.ZodType<T>): Entries<T> => {
+    const list = record[name];
+    return Array.isArray(list) ? list.map((entry) => schema.safeParse(entry).data) : [];
+  };
+  return {
+    coins: section("coins", coinSchema),
+    exchanges: section("exchanges", exchangeSchema),
+    markets: section("markets", marketSchema),
+    organizations: section("organizations", organizationSchema),
+  };
+}
+
+function crossEntryProblems(fixture: FixtureEntries, known: ReferenceSnapshot): Problem[] {
   const problems: Problem[] = [];
-  const coins = new Set([...known.coins.map((c) => c.id), ...fixture.coins.map((c) => c.id)]);
-  const exchanges = new Set([
-    ...known.exchanges.map((e) => e.id),
-    ...fixture.exchanges.map((e) => e.id),
+  const present = <T>(entries: Entries<T>) =>
+    entries.flatMap((entry, i) => (entry === undefined ? [] : [[i, entry] as const]));
+  const coins = new Set([
+    ...known.coins.map((c) => c.id),
+    ...present(fixture.coins).map(([, c]) => c.id),
   ]);
-  const unique = (section: string, keyOf: (entry: never) => string, entries: unknown[]) => {
+  // The fixture's version of an exchange is the one its markets will be checked against.
+  const exchanges = new Map<string, { spot: boolean; derivatives: boolean }>([
+    ...known.exchanges.map((e) => [e.id, e] as const),
+    ...present(fixture.exchanges).map(([, e]) => [e.id, e] as const),
+  ]);
+  const unique = <T>(section: string, keyOf: (entry: T) => string, entries: Entries<T>) => {
     const seen = new Map<string, number>();
-    entries.forEach((entry, i) => {
-      const key = keyOf(entry as never);
+    for (const [i, entry] of present(entries)) {
+      const key = keyOf(entry);
       const first = seen.get(key);
       if (first !== undefined)
         problems.push({ path: `${section}.${i}`, message: `duplicate of ${section}.${first}` });
       else seen.set(key, i);
-    });
+    }
   };
-  unique("coins", (c: Fixture["coins"][number]) => c.id, fixture.coins);
-  unique("exchanges", (e: Fixture["exchanges"][number]) => e.id, fixture.exchanges);
+  unique("coins", (c) => c.id, fixture.coins);
+  unique("exchanges", (e) => e.id, fixture.exchanges);
   unique(
     "markets",
-    (m: Fixture["markets"][number]) =>
-      [m.exchangeId, m.baseCoinId, m.instrumentType, m.quoteSymbol.toUpperCase()].join(" "),
+    (m) => [m.exchangeId, m.baseCoinId, m.instrumentType, m.quoteSymbol.toUpperCase()].join(" "),
     fixture.markets,
   );
-  unique("organizations", (o: Fixture["organizations"][number]) => o.id, fixture.organizations);
+  unique("organizations", (o) => o.id, fixture.organizations);
   // One key, one owner: a key listed twice (in one organization or two) is ambiguous.
   const keys = new Map<string, string>();
-  fixture.organizations.forEach((o, i) => {
+  for (const [i, o] of present(fixture.organizations)) {
     o.apiKeys.forEach((entry, j) => {
       const key = typeof entry === "string" ? entry : entry.key;
       const path = `organizations.${i}.apiKeys.${j}`;
@@ -55,9 +101,10 @@ export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture 
       if (first !== undefined) problems.push({ path, message: `duplicate of ${first}` });
       else keys.set(key, path);
     });
-  });
-  fixture.markets.forEach((m, i) => {
-    if (!exchanges.has(m.exchangeId))
+  }
+  for (const [i, m] of present(fixture.markets)) {
+    const exchange = exchanges.get(m.exchangeId);
+    if (exchange === undefined)
       problems.push({
         path: `markets.${i}.exchangeId`,
         message: `unknown exchange '${m.exchangeId}'`,
@@ -70,19 +117,34 @@ export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture 
         message: `unknown coin '${m.quoteCoinId}'`,
       });
     }
-  });
-  fixture.organizations.forEach((o, i) => {
+    const supported = m.instrumentType === "spot" ? exchange?.spot : exchange?.derivatives;
+    if (supported === false) {
+      const flag = m.instrumentType === "spot" ? "spot" : "derivatives";
+      problems.push({
+        path: `markets.${i}.instrumentType`,
+        message: `${m.instrumentType} market ${m.baseCoinId}/${m.quoteSymbol} on exchange '${m.exchangeId}', which does not support it (${flag}: false)`,
+      });
+    }
+  }
+  for (const [i, o] of present(fixture.organizations)) {
     o.engagements.forEach((e, j) => {
+      const path = `organizations.${i}.engagements.${j}`;
       if (!coins.has(e.baseCoinId)) {
+        problems.push({ path: `${path}.baseCoinId`, message: `unknown coin '${e.baseCoinId}'` });
+      }
+      const period = { ...e, until: e.until ?? null };
+      const earlier = o.engagements.findIndex(
+        (other, k) => k < j && overlaps({ ...other, until: other.until ?? null }, period),
+      );
+      if (earlier !== -1) {
         problems.push({
-          path: `organizations.${i}.engagements.${j}.baseCoinId`,
-          message: `unknown coin '${e.baseCoinId}'`,
+          path,
+          message: `overlaps organizations.${i}.engagements.${earlier} (one engagement per organization and coin on any day)`,
         });
       }
     });
-  });
-  if (problems.length > 0) throw new ValidationError(problems);
-  return fixture;
+  }
+  return problems;
 }
 
 export function referenceSnapshotOf(
@@ -147,10 +209,27 @@ async function loadInTransaction(
         }
         if (key.revoked === true) changed += await orgs.revokeApiKey(trx, { hash }, now);
       }
+      if (org.engagements.length > 0) await orgs.lockOrganization(org.id);
       for (const e of org.engagements) {
         const engagement = { organizationId: org.id, ...e, until: e.until ?? null };
         if (await orgs.upsertEngagement(trx, engagement)) changed++;
       }
+      // Stored engagements the fixture does not list may overlap the ones it does.
+      const listed = (s: { baseCoinId: string; since: string }) =>
+        org.engagements.some((e) => e.baseCoinId === s.baseCoinId && e.since === s.since);
+      const stored =
+        org.engagements.length > 0
+          ? (await orgs.engagements(org.id)).filter((s) => !listed(s))
+          : [];
+      org.engagements.forEach((e, j) => {
+        const clash = stored.find((other) => overlaps(other, { ...e, until: e.until ?? null }));
+        if (clash !== undefined) {
+          problems.push({
+            path: `organizations.${i}.engagements.${j}`,
+            message: `overlaps the stored ${describePeriod(clash)} of '${org.id}'`,
+          });
+        }
+      });
     }
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
     let eligibilityChanged = 0;

@@ -192,6 +192,19 @@ export function createOrganizationStore(db: Kysely<Tables>) {
       return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
     },
 
+    /**
+     * Holds the organization's row until the transaction ends, so that two writers of its
+     * engagements check for overlaps one after the other.
+     */
+    async lockOrganization(organizationId: string): Promise<void> {
+      await db
+        .selectFrom("organizations")
+        .select("id")
+        .where("id", "=", organizationId)
+        .forUpdate()
+        .execute();
+    },
+
     async endEngagement(
       organizationId: string,
       baseCoinId: string,
