@@ -48,6 +48,21 @@ afterAll(async () => t?.close());
 
 const csvRows = (body: string) => body.trimEnd().split("\r\n");
 
+/** The app on a loopback port (listening once for the whole file). */
+async function listening(): Promise<number> {
+  if (!t.app.server.listening) await t.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = t.app.server.address();
+  return typeof address === "object" && address !== null ? address.port : 0;
+}
+
+function collect(stream: PassThrough): () => string {
+  let text = "";
+  stream.on("data", (chunk) => {
+    text += chunk;
+  });
+  return () => text;
+}
+
 describe("CSV export", () => {
   it("streams every matching report, in listing order, when no page is given", async () => {
     const response = await t.request({
@@ -66,12 +81,15 @@ describe("CSV export", () => {
       "baseCoinId",
       "baseCoinSymbol",
     ]);
-    expect(rows[0]).not.toContain("instrumentType");
+    // instrumentType (before type, as in a v2 record) so that the file can be submitted again.
+    expect(rows[0]).toContain(",instrumentType,type,");
     expect(rows).toHaveLength(COUNT + 1);
     const json = (
       await t.request({ method: "GET", url: "/api/v1/reports?pageSize=3", key: KEYS.acme })
     ).json();
     expect(rows[1]?.startsWith(`${json.items[0].date},${json.items[0].exchangeId},`)).toBe(true);
+    // The JSON listing keeps the specification's fields only.
+    expect(json.items[0]).not.toHaveProperty("instrumentType");
     const dates = rows.slice(1).map((r) => r.split(",")[0] ?? "");
     expect([...dates].sort().reverse()).toEqual(dates);
   });
@@ -91,6 +109,7 @@ describe("CSV export", () => {
       quoteCoinSymbol: "USD",
       bidAskSpread: "100",
       type: "",
+      instrumentType: "spot",
       bidDepthTob: "",
       eligibilityReason: "before_collection_start",
     });
@@ -129,19 +148,21 @@ describe("CSV export", () => {
   });
 
   it("is written to a file by `trading-reports export`", async () => {
-    await t.app.listen({ host: "127.0.0.1", port: 0 });
-    const address = t.app.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : 0;
+    const port = await listening();
     const dir = mkdtempSync(join(tmpdir(), "export-"));
     try {
       const out = join(dir, "reports.csv");
       const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+      const stderr = collect(io.stderr);
+      const stdout = collect(io.stdout);
       const code = await runExport(
         { url: `http://127.0.0.1:${port}`, key: KEYS.acme, out, exchangeId: "binance" },
         io,
       );
       expect(code).toBe(0);
       expect(csvRows(readFileSync(out, "utf8"))).toHaveLength(ON_BINANCE + 1);
+      expect(stderr()).toBe(`exported ${ON_BINANCE} reports to ${out}\n`);
+      expect(stdout()).toBe("");
       expect(
         await runExport(
           { url: `http://127.0.0.1:${port}`, key: "wrong-key-000000", out, exchangeId: "binance" },
@@ -152,5 +173,18 @@ describe("CSV export", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("writes the CSV to stdout with --out -, the count on stderr", async () => {
+    const port = await listening();
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+    const [stdout, stderr] = [collect(io.stdout), collect(io.stderr)];
+    const code = await runExport(
+      { url: `http://127.0.0.1:${port}`, key: KEYS.acme, out: "-", exchangeId: "kraken" },
+      io,
+    );
+    expect(code).toBe(0);
+    expect(csvRows(stdout())).toHaveLength(2);
+    expect(stderr()).toBe("exported 1 report to stdout\n");
   });
 });

@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import { Readable } from "node:stream";
+import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Command } from "commander";
@@ -20,12 +20,16 @@ type ExportOptions = {
   dateLte?: string;
 };
 
-/** `export`: streams the caller's report listing as CSV into a file. */
+/**
+ * `export`: streams the caller's report listing as CSV into a file (or stdout), and says on
+ * stderr how many reports it wrote. The CSV carries `instrumentType` and `type`: it can be
+ * submitted again as it is.
+ */
 export function registerExportCommand(program: Command, io: Io, exit: ExitStatus): void {
   program
     .command("export")
     .description("write the organization's reports (GET /api/v1/reports as CSV) to a file")
-    .requiredOption("--out <file>", "CSV file to write")
+    .requiredOption("--out <file>", "CSV file to write ('-': standard output)")
     .option("--url <url>", "base URL of the service (default: $TRADING_REPORTS_URL)")
     .option("--key <key>", "API key (default: $TRADING_REPORTS_API_KEY)")
     .option("--base-coin-id <id>", "only this base coin")
@@ -68,10 +72,35 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
     io.stderr.write(`error: ${response.status} ${await response.text()}\n`);
     return 1;
   }
+  const rows = csvRowCounter();
+  const toStdout = options.out === "-";
   await pipeline(
     Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
-    createWriteStream(options.out),
+    rows.counter,
+    toStdout ? io.stdout : createWriteStream(options.out),
+    { end: !toStdout },
   );
-  io.stdout.write(`wrote ${options.out}\n`);
+  // On stderr, so that `--out -` leaves stdout to the CSV alone.
+  const where = toStdout ? "stdout" : options.out;
+  io.stderr.write(`exported ${rows.count()} report${rows.count() === 1 ? "" : "s"} to ${where}\n`);
   return 0;
+}
+
+/**
+ * Counts the CSV's data rows as they stream by: line ends outside quoted cells, less the
+ * header (a quoted cell may hold line breaks of its own).
+ */
+function csvRowCounter() {
+  let quoted = false;
+  let lines = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (const byte of chunk) {
+        if (byte === 0x22) quoted = !quoted;
+        else if (byte === 0x0a && !quoted) lines++;
+      }
+      done(null, chunk);
+    },
+  });
+  return { counter, count: () => Math.max(lines - 1, 0) };
 }

@@ -1,6 +1,12 @@
-import { type ReportItem, reportItemSchema } from "../schemas/report.js";
+import { type ReportCsvItem, reportItemSchema } from "../schemas/report.js";
 
-const COLUMNS = Object.keys(reportItemSchema.shape) as (keyof ReportItem)[];
+/**
+ * The listing item's fields in their order, with `instrumentType` before `type` (as in a v2
+ * record): with both, an exported file is a valid submission of its v2 reports.
+ */
+const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).flatMap((name) =>
+  name === "type" ? ["instrumentType", "type"] : [name],
+) as (keyof ReportCsvItem)[];
 
 /** True when the client asks for CSV rather than JSON (`Accept: text/csv`). */
 export function prefersCsv(accept: string | undefined): boolean {
@@ -12,8 +18,8 @@ export function prefersCsv(accept: string | undefined): boolean {
 
 /** CSV lines (RFC 4180, header row first) for the report items, chunk by chunk. */
 export async function* reportCsv(
-  first: IteratorResult<ReportItem[]>,
-  rest: AsyncIterator<ReportItem[]>,
+  first: IteratorResult<ReportCsvItem[]>,
+  rest: AsyncIterator<ReportCsvItem[]>,
 ): AsyncGenerator<string> {
   yield `${COLUMNS.join(",")}\r\n`;
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {

@@ -95,3 +95,12 @@ export const reportItemSchema = z.object({
   eligibilityReason: z.enum(ELIGIBILITY_REASONS).nullable(),
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
+
+/**
+ * One row of the CSV export: a listing item plus its `instrumentType`, so that an exported
+ * file can be submitted again as it is (the JSON listing keeps the specification's fields).
+ */
+export const reportCsvItemSchema = reportItemSchema.extend({
+  instrumentType: z.enum(INSTRUMENT_TYPES),
+});
+export type ReportCsvItem = z.infer<typeof reportCsvItemSchema>;

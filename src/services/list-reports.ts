@@ -3,12 +3,13 @@ import type { ReferenceData } from "../domain/reference-data.js";
 import {
   type EligibilityReason,
   type EligibilityStatus,
+  type InstrumentType,
   type SubmissionType,
   V1_METRICS,
   V2_ONLY_METRICS,
 } from "../domain/report.js";
-import { type ListQuery, MAX_PAGE_SIZE, type ReportPage } from "../schemas/list-query.js";
-import type { ReportItem } from "../schemas/report.js";
+import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
+import type { ReportCsvItem, ReportItem } from "../schemas/report.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { ListFilter, ReportListing, StoredReport } from "../store/report-listing.js";
 import { metricColumn } from "../store/report-store.js";
@@ -23,32 +24,10 @@ export type ListDeps = {
 };
 
 /**
- * The caller's reports whose base coin has an engagement with the caller's organization that
- * is active today, filtered and paged (spec 4.4).
- */
-export async function listReports(
-  deps: ListDeps,
-  caller: Caller,
-  query: ListQuery,
-): Promise<ReportPage> {
-  const { page, pageSize, offset } = pagingOf(query);
-  const filter = await filterFor(deps, caller, query);
-  const [totalCount, rows, ref] = await Promise.all([
-    deps.listing.count(filter),
-    deps.listing.page(filter, pageSize, offset),
-    deps.referenceData.current(),
-  ]);
-  return {
-    page,
-    totalPages: Math.ceil(totalCount / pageSize),
-    totalCount,
-    items: rows.map((row) => toItem(row, ref)),
-  };
-}
-
-/**
- * The same page as `listReports`, as the JSON text of the response: its items come from the
- * database already written as JSON, so a 500-item page is not parsed and printed again here.
+ * One page of the caller's reports whose base coin has an engagement with the caller's
+ * organization that is active today, filtered and paged (spec 4.4), as the JSON text of the
+ * response: its items come from the database already written as JSON, so a 500-item page is
+ * not parsed and printed again here.
  */
 export async function listReportsJson(
   deps: ListDeps,
@@ -81,17 +60,22 @@ export async function* exportReports(
   deps: ListDeps,
   caller: Caller,
   query: ListQuery,
-): AsyncGenerator<ReportItem[]> {
-  if (query.page !== undefined) {
-    yield (await listReports(deps, caller, query)).items;
-    return;
-  }
+): AsyncGenerator<ReportCsvItem[]> {
   const filter = await filterFor(deps, caller, query);
   const ref = await deps.referenceData.current();
+  const toCsvItem = (row: StoredReport): ReportCsvItem => ({
+    ...toItem(row, ref),
+    instrumentType: row.instrument_type as InstrumentType,
+  });
+  if (query.page !== undefined) {
+    const { pageSize, offset } = pagingOf(query);
+    yield (await deps.listing.page(filter, pageSize, offset)).map(toCsvItem);
+    return;
+  }
   let cursor: StoredReport | undefined;
   for (;;) {
     const rows = await deps.listing.after(filter, EXPORT_CHUNK, cursor);
-    if (rows.length > 0) yield rows.map((row) => toItem(row, ref));
+    if (rows.length > 0) yield rows.map(toCsvItem);
     if (rows.length < EXPORT_CHUNK) return;
     cursor = rows.at(-1);
   }
