@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registerSubmitCommand } from "../src/cli/submit.js";
-import { parseCsv, RecordFileError, readRecords } from "../src/client/read-records.js";
+import { parseCsv, parseJson, RecordFileError, readRecords } from "../src/client/read-records.js";
 import { submitBatches } from "../src/client/report-client.js";
 import { METRICS, PERCENTAGE_METRICS } from "../src/domain/report.js";
 
@@ -227,7 +227,7 @@ describe("reading records", () => {
     expect(source.records[1]).not.toHaveProperty("quoteCoinId");
     expect(source.records[2]).toMatchObject({ bidAskSpread: 0.15, type: "project" });
     // the blank line 3 is skipped but still counted
-    expect([0, 1, 2].map(source.locate)).toEqual(["line 2", "line 4", "line 5"]);
+    expect([0, 1, 2].map((i) => source.locate(i))).toEqual(["line 2", "line 4", "line 5"]);
   });
 
   it("leaves non-numeric metric cells as strings and identifiers untouched", async () => {
@@ -251,22 +251,56 @@ describe("reading records", () => {
   it("keeps line numbers right across CRLF and quoted cells spanning lines", () => {
     const text = 'date,exchangeId\r\n"2024-01-01",a\r\n\r\n"2024-\r\n01-02",b\r\n2024-01-03,c';
     const source = parseCsv(Buffer.from(text));
-    expect([0, 1, 2].map(source.locate)).toEqual(["line 2", "line 4", "line 6"]);
+    expect([0, 1, 2].map((i) => source.locate(i))).toEqual(["line 2", "line 4", "line 6"]);
   });
 
   it("reads a JSON array and a {data} object, locating records by their opening brace", async () => {
     const array = await readRecords(fixture("v2-records.json"));
-    expect([0, 1, 2].map(array.locate)).toEqual(["line 2", "line 30", "line 58"]);
+    expect([0, 1, 2].map((i) => array.locate(i))).toEqual(["line 2", "line 30", "line 58"]);
+    // A field: its own line (the last of a repeated key, like JSON.parse); unknown: the record's.
+    expect(array.locate(1, "bidAskSpread")).toBe("line 50");
+    expect(array.locate(1, "date")).toBe("line 31");
+    expect(array.locate(1, "nonexistent")).toBe("line 30");
     const wrapped = await readRecords(writeWrappedJson());
     expect(wrapped.records).toHaveLength(3);
-    expect([0, 1, 2].map(wrapped.locate)).toEqual(["line 4", "line 5", "line 6"]);
+    expect([0, 1, 2].map((i) => wrapped.locate(i))).toEqual(["line 4", "line 5", "line 6"]);
+  });
+
+  it("points a field at its own key in the record, not at a nested key of the same name", () => {
+    const text = [
+      "[",
+      "  {",
+      '    "note": { "bidAskSpread": 1 },',
+      '    "bidAskSpread": 2,',
+      '    "date": "2024-01-01",',
+      '    "bidAskSpread": 3',
+      "  },",
+      '  { "bidAskSpread": 4 }',
+      "]",
+    ].join("\n");
+    const source = parseJson(text);
+    expect(source.locate(0, "bidAskSpread")).toBe("line 6");
+    expect(source.locate(0, "date")).toBe("line 5");
+    expect(source.locate(1, "bidAskSpread")).toBe("line 8");
+  });
+
+  it("tells a CSV with another delimiter apart, with one hint instead of a problem per field", () => {
+    for (const [delimiter, name] of [
+      [";", "';'"],
+      ["\t", "tab"],
+    ] as const) {
+      const text = `date${delimiter}exchangeId${delimiter}baseCoinId\n2024-01-01${delimiter}binance${delimiter}bitcoin\n`;
+      expect(() => parseCsv(Buffer.from(text), "desk.csv")).toThrow(
+        `desk.csv: the header row has one column, 'date${delimiter}exchangeId${delimiter}baseCoinId': fields must be separated by commas, and this file seems to use ${name}`,
+      );
+    }
   });
 
   it("falls back to record numbers when JSON records share a line", async () => {
     const minified = await readRecords(
       writeTemp("minified.json", JSON.stringify({ data: readV2Records() })),
     );
-    expect([0, 1].map(minified.locate)).toEqual(["record 1", "record 2"]);
+    expect([0, 1].map((i) => minified.locate(i))).toEqual(["record 1", "record 2"]);
   });
 
   it("refuses missing, malformed and unsupported files as usage errors", async () => {
@@ -334,7 +368,8 @@ describe("submit command", () => {
     expect(problems.stdout).toContain(
       "created 2, updated 0, rejected 1 (records of rejected batches not stored: 0)\n",
     );
-    expect(problems.stdout).toContain("line 30 bidAskSpread: Number must be less than or equal");
+    // The record starts on line 30; its bidAskSpread sits on line 50.
+    expect(problems.stdout).toContain("line 50 bidAskSpread: Number must be less than or equal");
 
     service.reset();
     const duplicate = await submit([writeWrappedJson(), ...withServer()]);
@@ -441,7 +476,7 @@ describe("submit command", () => {
       created: 0,
       rejectedRecords: 1,
       notStored: 2,
-      rejected: [{ index: 1, location: "line 30", field: "bidAskSpread" }],
+      rejected: [{ index: 1, location: "line 50", field: "bidAskSpread" }],
     });
     expect(result.code).toBe(1);
   });
@@ -467,6 +502,74 @@ describe("submit command", () => {
     const result = await submit(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
+    expect(service.received).toHaveLength(0);
+  });
+
+  it("with --all-or-nothing, dry-runs every batch and stores nothing when one has a problem", async () => {
+    // v1 CSV rows of 4 records; batches of 2: the problem sits in the second batch.
+    const file = writeTemp(
+      "mixed.csv",
+      "date,exchangeId,baseCoinId,quoteCoinId,bidAskSpread\n" +
+        "2024-01-01,binance,bitcoin,tether,0.5\n2024-01-02,binance,bitcoin,tether,0.5\n" +
+        "2024-01-03,binance,bitcoin,tether,0.5\n2024-01-04,binance,bitcoin,tether,150\n",
+    );
+    const args = [file, ...withServer(), "--v1", "--batch-size", "2", "--all-or-nothing"];
+    const refused = await submit(args);
+    expect(refused.code).toBe(1);
+    expect(service.received.map((r) => r.headers["x-dry-run"])).toEqual(["true", "true"]);
+    expect(service.stored.size).toBe(0);
+    expect(refused.stdout).toBe(
+      [
+        "all or nothing: the dry run of every batch found problems, nothing stored: created 2, updated 0, rejected 1 (records of rejected batches not stored: 1)",
+        "line 5 bidAskSpread: Number must be less than or equal to 100",
+        "",
+      ].join("\n"),
+    );
+    // Without the option, the first batch would have been stored.
+    service.reset();
+    expect((await submit(args.slice(0, -1))).code).toBe(1);
+    expect(service.stored.size).toBe(2);
+  });
+
+  it("with --all-or-nothing, stores every batch after a clean dry run of all of them", async () => {
+    const file = writeRecords(5, "clean.csv");
+    const result = await submit([
+      file,
+      ...withServer(),
+      "--v1",
+      "--batch-size",
+      "2",
+      "--all-or-nothing",
+      "--json",
+    ]);
+    expect(result.code).toBe(0);
+    expect(service.received.map((r) => r.headers["x-dry-run"] ?? "stored")).toEqual([
+      "true",
+      "true",
+      "true",
+      "stored",
+      "stored",
+      "stored",
+    ]);
+    expect(service.stored.size).toBe(5);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      ok: true,
+      allOrNothing: true,
+      stored: true,
+      created: 5,
+    });
+  });
+
+  it("exits 2 with one hint for a CSV separated by semicolons", async () => {
+    const file = writeTemp(
+      "semicolons.csv",
+      "date;exchangeId;baseCoinId\n2024-01-01;binance;bitcoin\n",
+    );
+    const result = await submit([file, ...withServer()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `submit: ${file}: the header row has one column, 'date;exchangeId;baseCoinId': fields must be separated by commas, and this file seems to use ';'`,
+    ]);
     expect(service.received).toHaveLength(0);
   });
 

@@ -25,6 +25,7 @@ export type SubmitCommandOptions = {
   key?: string;
   v1?: boolean;
   dryRun?: boolean;
+  allOrNothing?: boolean;
   batchSize?: string;
   json?: boolean;
 };
@@ -45,6 +46,10 @@ export function registerSubmitCommand(program: Command, io: SubmitIo, exit: Exit
     .option("--key <key>", "API key (default: $TRADING_REPORTS_API_KEY, which keeps it out of ps)")
     .option("--v1", "submit through the v1 schema instead of v2")
     .option("--dry-run", "validate only; the service stores nothing")
+    .option(
+      "--all-or-nothing",
+      "dry-run every batch first; store only if none has a problem (otherwise store nothing)",
+    )
     .option("--batch-size <n>", "records per request (default and maximum: v2 300, v1 1000)")
     .option("--json", "print a machine-readable summary on stdout")
     .configureOutput({
@@ -81,19 +86,31 @@ export async function runSubmit(
     return EXIT_USAGE;
   }
 
-  const progress = createProgress(io.stderr, source, settings.dryRun);
-  let result: SubmitResult;
-  try {
-    result = await submitBatches({
-      ...settings,
-      records: source.records,
-      fetch: io.fetch,
-      sleep: io.sleep,
-      onBatch: progress.batch,
-      onRetry: progress.retry,
-    });
-  } finally {
-    progress.stop();
+  const send = async (dryRun: boolean): Promise<SubmitResult> => {
+    const progress = createProgress(io.stderr, source, dryRun);
+    try {
+      return await submitBatches({
+        ...settings,
+        dryRun,
+        records: source.records,
+        fetch: io.fetch,
+        sleep: io.sleep,
+        onBatch: progress.batch,
+        onRetry: progress.retry,
+      });
+    } finally {
+      progress.stop();
+    }
+  };
+
+  // All or nothing: every batch is validated (a dry run) before any is stored. The service
+  // stores each batch atomically, not the whole file: a batch that fails after a clean dry
+  // run (the network, reference data changed meanwhile) still leaves earlier batches stored.
+  let mode: Mode = settings.dryRun ? "dry-run" : "store";
+  let result = await send(settings.dryRun || settings.allOrNothing);
+  if (!settings.dryRun && settings.allOrNothing) {
+    if (isClean(result)) result = await send(false);
+    else mode = "all-or-nothing-refused";
   }
 
   if (result.unauthorized !== undefined) {
@@ -103,10 +120,17 @@ export async function runSubmit(
     );
   }
   const summary = options.json
-    ? `${JSON.stringify(jsonSummary(result, source, settings))}\n`
-    : humanSummary(result, source, settings.dryRun);
+    ? `${JSON.stringify(jsonSummary(result, source, { ...settings, mode }))}\n`
+    : humanSummary(result, source, mode);
   io.stdout.write(summary);
-  return result.rejected.length > 0 || result.failedBatches.length > 0 ? EXIT_FAILED : EXIT_OK;
+  return isClean(result) ? EXIT_OK : EXIT_FAILED;
+}
+
+/** How the records were sent: stored, only validated, or refused whole after a dry run. */
+type Mode = "store" | "dry-run" | "all-or-nothing-refused";
+
+function isClean(result: SubmitResult): boolean {
+  return result.rejected.length === 0 && result.failedBatches.length === 0;
 }
 
 function resolveSettings(options: SubmitCommandOptions, env: Record<string, string | undefined>) {
@@ -130,7 +154,8 @@ function resolveSettings(options: SubmitCommandOptions, env: Record<string, stri
   if (!/^\d+$/.test(options.batchSize ?? "1") || batchSize < 1 || batchSize > limit) {
     throw new UsageError(`--batch-size must be an integer from 1 to ${limit} for ${version}`);
   }
-  return { url, key, version, batchSize, dryRun: options.dryRun === true };
+  const dryRun = options.dryRun === true;
+  return { url, key, version, batchSize, dryRun, allOrNothing: options.allOrNothing === true };
 }
 
 /** A progress bar on a terminal; one plain line per batch (or retry) otherwise. */
@@ -164,7 +189,14 @@ function createProgress(stderr: NodeJS.WritableStream, source: RecordSource, dry
   };
 }
 
-function humanSummary(result: SubmitResult, source: RecordSource, dryRun: boolean): string {
+const HEADINGS: Record<Mode, string> = {
+  store: "",
+  "dry-run": "dry run, nothing stored: ",
+  "all-or-nothing-refused":
+    "all or nothing: the dry run of every batch found problems, nothing stored: ",
+};
+
+function humanSummary(result: SubmitResult, source: RecordSource, mode: Mode): string {
   const rejectedRecords = new Set(result.rejected.map((rejection) => rejection.index)).size;
   let head = `created ${result.created}, updated ${result.updated}, rejected ${rejectedRecords}`;
   if (result.rejectedBatches > 0) {
@@ -175,10 +207,11 @@ function humanSummary(result: SubmitResult, source: RecordSource, dryRun: boolea
     const records = failed.reduce((sum, batch) => sum + batch.size, 0);
     head += `, failed batches ${failed.length} (records not stored: ${records})`;
   }
-  const lines = [dryRun ? `dry run, nothing stored: ${head}` : head];
+  const lines = [`${HEADINGS[mode]}${head}`];
   for (const rejection of result.rejected) {
     const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
-    lines.push(`${source.locate(rejection.index)}${field}: ${describe(rejection, source)}`);
+    const where = source.locate(rejection.index, rejection.field);
+    lines.push(`${where}${field}: ${describe(rejection, source)}`);
   }
   for (const batch of failed.filter((entry) => !entry.notSent)) {
     lines.push(`batch ${batch.batch} (${range(source, batch)}) not stored: ${batch.message}`);
@@ -195,12 +228,21 @@ function humanSummary(result: SubmitResult, source: RecordSource, dryRun: boolea
 function jsonSummary(
   result: SubmitResult,
   source: RecordSource,
-  settings: { version: SubmissionVersion; dryRun: boolean; batchSize: number },
+  settings: {
+    version: SubmissionVersion;
+    dryRun: boolean;
+    allOrNothing: boolean;
+    batchSize: number;
+    mode: Mode;
+  },
 ) {
   return {
-    ok: result.rejected.length === 0 && result.failedBatches.length === 0,
+    ok: isClean(result),
     version: settings.version,
     dryRun: settings.dryRun,
+    allOrNothing: settings.allOrNothing,
+    /** False when nothing was stored: a dry run, or an all-or-nothing run that found problems. */
+    stored: settings.mode === "store",
     records: source.records.length,
     batches: Math.ceil(source.records.length / settings.batchSize),
     created: result.created,
@@ -210,7 +252,7 @@ function jsonSummary(
     notStored: result.notStored,
     rejected: result.rejected.map((rejection) => ({
       ...rejection,
-      location: source.locate(rejection.index),
+      location: source.locate(rejection.index, rejection.field),
       ...(rejection.related === undefined
         ? {}
         : { relatedLocation: source.locate(rejection.related) }),

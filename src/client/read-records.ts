@@ -8,9 +8,10 @@ export type RecordSource = {
   records: unknown[];
   /**
    * Where record `index` (zero-based) sits in the file: `line N`, or `record N` (one-based)
-   * for JSON whose records do not each start on a line of their own.
+   * for JSON whose records do not each start on a line of their own. With `field`, JSON
+   * points at the line of that field of the record (a CSV row is one line anyway).
    */
-  locate: (index: number) => string;
+  locate: (index: number, field?: string) => string;
 };
 
 /** The file cannot be used as input (missing, unreadable, malformed): a usage error. */
@@ -61,6 +62,7 @@ export function parseCsv(content: Buffer, file = "input"): RecordSource {
   if (header === undefined)
     throw new RecordFileError(`${file}: empty CSV file, expected a header row`);
   const columns = header.record;
+  checkDelimiter(columns, file);
   const seen = new Set<string>();
   for (const [position, name] of columns.entries()) {
     if (name === "") throw new RecordFileError(`${file}: header column ${position + 1} is empty`);
@@ -94,6 +96,26 @@ export function parseCsv(content: Buffer, file = "input"): RecordSource {
   return { records, locate: (index) => `line ${lines[index] ?? "?"}` };
 }
 
+const OTHER_DELIMITERS = [
+  [";", "';'"],
+  ["\t", "tab"],
+  ["|", "'|'"],
+] as const;
+
+/**
+ * A spreadsheet saved with `;` (or tab) between fields reads as one column per row: every
+ * record would come back with a problem per required field. One hint says what is wrong.
+ */
+function checkDelimiter(columns: string[], file: string): void {
+  const [only] = columns;
+  if (columns.length !== 1 || only === undefined) return;
+  const used = OTHER_DELIMITERS.find(([delimiter]) => only.includes(delimiter));
+  if (used === undefined) return;
+  throw new RecordFileError(
+    `${file}: the header row has one column, '${only}': fields must be separated by commas, and this file seems to use ${used[1]}`,
+  );
+}
+
 /** Either an array of records or `{ "data": [...] }`. */
 export function parseJson(text: string, file = "input"): RecordSource {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -111,13 +133,22 @@ export function parseJson(text: string, file = "input"): RecordSource {
   if (records === undefined) {
     throw new RecordFileError(`${file}: expected an array of records or an object with "data"`);
   }
-  const offsets = recordOffsets(source);
-  const lines = offsets.length === records.length ? offsetsToLines(source, offsets) : [];
+  const { offsets, fields } = recordOffsets(source);
+  const lineOf = lineIndex(source);
+  const lines = offsets.length === records.length ? offsets.map(lineOf) : [];
   // Line numbers only help when each record starts on its own line (not in minified JSON).
   if (lines.length === 0 || new Set(lines).size !== lines.length) {
     return { records, locate: (index) => `record ${index + 1}` };
   }
-  return { records, locate: (index) => `line ${lines[index] ?? "?"}` };
+  return {
+    records,
+    locate: (index, field) => {
+      // `field` may be a path into the record (`quote.id`): its first step is the record's key.
+      const offset =
+        field === undefined ? undefined : fields[index]?.get(field.split(".")[0] ?? "");
+      return `line ${offset === undefined ? (lines[index] ?? "?") : lineOf(offset)}`;
+    },
+  };
 }
 
 function toNumber(cell: string): string | number {
@@ -141,15 +172,19 @@ type Frame = {
   holdsRecords: boolean;
   key?: string;
   expectingKey: boolean;
+  /** For a record's own object: its index, so that its keys' offsets are kept. */
+  record?: number;
 };
 
 /**
  * Offsets where each element of the records array starts (the root array, or the array under
- * the root's "data" key; a repeated "data" key wins last, like JSON.parse). The text is valid
- * JSON already, so a scan of strings and brackets is enough.
+ * the root's "data" key; a repeated "data" key wins last, like JSON.parse), and where each
+ * record's keys are (a repeated key: the last, again like JSON.parse). The text is valid JSON
+ * already, so a scan of strings and brackets is enough.
  */
-function recordOffsets(text: string): number[] {
+function recordOffsets(text: string): { offsets: number[]; fields: Map<string, number>[] } {
   let offsets: number[] = [];
+  let fields: Map<string, number>[] = [];
   const stack: Frame[] = [];
   let atElementStart = false;
   for (let i = 0; i < text.length; i++) {
@@ -163,24 +198,30 @@ function recordOffsets(text: string): number[] {
       if (top?.kind === "object" && top.expectingKey) {
         top.key = JSON.parse(text.slice(i, end + 1)) as string;
         top.expectingKey = false;
+        if (top.record !== undefined) fields[top.record]?.set(top.key, i);
       }
       i = end;
     } else if (ch === ",") {
       if (top?.kind === "object") top.expectingKey = true;
       else atElementStart = top?.holdsRecords === true;
     } else if (ch === "{") {
-      stack.push({ kind: "object", holdsRecords: false, expectingKey: true });
+      const record = top?.holdsRecords ? offsets.length - 1 : undefined;
+      if (record !== undefined) fields[record] = new Map();
+      stack.push({ kind: "object", holdsRecords: false, expectingKey: true, record });
     } else if (ch === "[") {
       const holdsRecords =
         top === undefined || (stack.length === 1 && top.kind === "object" && top.key === "data");
-      if (holdsRecords) offsets = [];
+      if (holdsRecords) {
+        offsets = [];
+        fields = [];
+      }
       stack.push({ kind: "array", holdsRecords, expectingKey: false });
       atElementStart = holdsRecords;
     } else if (ch === "}" || ch === "]") {
       stack.pop();
     }
   }
-  return offsets;
+  return { offsets, fields };
 }
 
 function stringEnd(text: string, start: number): number {
@@ -191,13 +232,17 @@ function stringEnd(text: string, start: number): number {
   return text.length;
 }
 
-function offsetsToLines(text: string, offsets: number[]): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let position = 0;
-  for (const offset of offsets) {
-    for (; position < offset; position++) if (text.charCodeAt(position) === 10) line++;
-    lines.push(line);
-  }
-  return lines;
+/** Offset -> one-based line number, by binary search over the line starts. */
+function lineIndex(text: string): (offset: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let [low, high] = [0, starts.length - 1];
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] ?? 0) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  };
 }
