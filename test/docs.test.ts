@@ -28,6 +28,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(document.paths).sort()).toEqual(
       [
         "/api/v1/exchanges",
+        "/api/v1/markets",
         "/api/v1/projects",
         "/api/v1/report",
         "/api/v1/reports",

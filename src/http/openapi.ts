@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { listQuerySchema, reportPageSchema } from "../schemas/list-query.js";
+import { marketsPageSchema, marketsQuerySchema } from "../schemas/markets.js";
 import {
   badRequestSchema,
   errorSchema,
@@ -173,6 +174,18 @@ const queryParameters = Object.entries(listQuerySchema.shape).map(([name, schema
   }[name],
 }));
 
+const marketsParameters = Object.entries(marketsQuerySchema.shape).map(([name, schema]) => {
+  const meta = (schema as z.ZodType).meta() as { description?: string; example?: unknown };
+  return {
+    name,
+    in: "query",
+    required: false,
+    description: meta?.description,
+    schema: jsonSchema(schema as z.ZodType, "input"),
+    example: meta?.example,
+  };
+});
+
 /** The OpenAPI 3.1 document, generated from the very schemas the routes validate with. */
 export function openApiDocument(): Json {
   return {
@@ -276,6 +289,39 @@ export function openApiDocument(): Json {
               }),
             },
             401: errors[401],
+          },
+        },
+      },
+      "/api/v1/markets": {
+        get: {
+          summary: "Markets with market data, and from when: check a pair before submitting",
+          description:
+            "Every market on an exchange with market data, ordered by exchangeId, baseCoinId, instrumentType and quoteSymbol, paged. A report is eligible when its pair is listed here and its date is on or after `collectedSince`.",
+          tags: ["reference data"],
+          parameters: marketsParameters,
+          responses: {
+            200: {
+              description: "One page of markets",
+              ...json(jsonSchema(marketsPageSchema), {
+                page: 1,
+                totalPages: 1,
+                totalCount: 1,
+                items: [
+                  {
+                    exchangeId: "binance",
+                    baseCoinId: "chainlink",
+                    quoteCoinId: "tether",
+                    quoteSymbol: "USDT",
+                    instrumentType: "spot",
+                    collectedSince: "2024-01-01",
+                  },
+                ],
+              }),
+            },
+            400: { ...errors[400], description: "Invalid query parameter (path names it)" },
+            401: errors[401],
+            429: errors[429],
+            503: errors[503],
           },
         },
       },

@@ -4,7 +4,8 @@ import { storableText } from "./text.js";
 
 export const MAX_PAGE_SIZE = 500;
 
-const positiveInteger = (max: number, message: string) =>
+/** A query parameter holding a whole number from 1 to `max`. */
+export const positiveInteger = (max: number, message: string) =>
   z
     .string()
     .regex(/^[0-9]{1,9}$/, message)

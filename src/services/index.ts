@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
+import type { MarketsQuery } from "../schemas/markets.js";
 import { ping } from "../store/database.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
@@ -12,7 +13,7 @@ import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { ReferenceDataCache } from "./reference-data.js";
-import { listExchanges, listProjects } from "./reference-listing.js";
+import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { type Caller, submitReports } from "./submit-reports.js";
 
 export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
@@ -46,6 +47,9 @@ export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
       listProjects({ organizations, referenceData, now }, caller),
     ),
     listExchanges: unavailableWhenDatabaseIs(() => listExchanges({ referenceData })),
+    listMarkets: unavailableWhenDatabaseIs((query: MarketsQuery) =>
+      listMarkets({ referenceData }, query),
+    ),
     ready: unavailableWhenDatabaseIs(() => ping(db)),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),

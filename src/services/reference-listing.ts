@@ -1,4 +1,11 @@
 import { utcDate } from "../domain/dates.js";
+import type { Market } from "../domain/reference-data.js";
+import {
+  MAX_MARKETS_PAGE_SIZE,
+  type MarketItem,
+  type MarketsPage,
+  type MarketsQuery,
+} from "../schemas/markets.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 import type { Caller } from "./submit-reports.js";
@@ -41,6 +48,53 @@ export async function listExchanges(deps: { referenceData: ReferenceDataCache })
       group,
     }));
   return { items };
+}
+
+/**
+ * GET /api/v1/markets: the markets with market data (on exchanges with `marketData`), so
+ * that a market maker can check a pair, and from when it counts, before submitting. Served
+ * from the reference data in memory, ordered by the market's key, paged like the reports.
+ */
+export async function listMarkets(
+  deps: { referenceData: ReferenceDataCache },
+  query: MarketsQuery,
+): Promise<MarketsPage> {
+  const ref = await deps.referenceData.current();
+  const matching = ref.snapshot.markets.filter(
+    (m) =>
+      ref.exchanges.get(m.exchangeId)?.marketData === true &&
+      (query.exchangeId === undefined || m.exchangeId === query.exchangeId) &&
+      (query.baseCoinId === undefined || m.baseCoinId === query.baseCoinId),
+  );
+  matching.sort(compareMarkets);
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? MAX_MARKETS_PAGE_SIZE;
+  const items = matching.slice((page - 1) * pageSize, page * pageSize).map(toMarketItem);
+  return {
+    page,
+    totalPages: Math.ceil(matching.length / pageSize),
+    totalCount: matching.length,
+    items,
+  };
+}
+
+/** Plain code-unit order of exchange, base coin, instrument type and quote symbol. */
+function compareMarkets(a: Market, b: Market): number {
+  for (const key of ["exchangeId", "baseCoinId", "instrumentType", "quoteSymbol"] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
+}
+
+function toMarketItem(m: Market): MarketItem {
+  return {
+    exchangeId: m.exchangeId,
+    baseCoinId: m.baseCoinId,
+    ...(m.quoteCoinId === null ? {} : { quoteCoinId: m.quoteCoinId }),
+    quoteSymbol: m.quoteSymbol,
+    instrumentType: m.instrumentType,
+    collectedSince: m.collectedSince,
+  };
 }
 
 /** One item per project: of overlapping active engagements, the one that started last. */
