@@ -245,6 +245,15 @@ describe("refusing a malformed fixture", () => {
       path: "markets.0.instrumentType",
     },
     {
+      name: "an exchange turned spot: false while spot markets are stored under it",
+      fixture: {
+        exchanges: [
+          { id: "kraken", name: "Kraken", spot: false, derivatives: true, marketData: true },
+        ],
+      },
+      path: "exchanges.0.spot",
+    },
+    {
       name: "two overlapping engagements of one organization for one coin",
       fixture: {
         organizations: [

@@ -208,7 +208,7 @@ export function openApiDocument(): Json {
         get: {
           summary: "List the caller's reports of projects with an active engagement",
           description:
-            "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` streams every matching report as CSV.",
+            "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` streams every matching report as CSV: the JSON item's fields plus `instrumentType` (before `type`), so that the file can be submitted again.",
           tags: ["reports"],
           parameters: queryParameters,
           responses: {

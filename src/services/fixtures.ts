@@ -126,6 +126,21 @@ function crossEntryProblems(fixture: FixtureEntries, known: ReferenceSnapshot): 
       });
     }
   }
+  // An exchange's new flags must still hold for the markets already stored under it.
+  for (const [i, e] of present(fixture.exchanges)) {
+    for (const [flag, type] of [
+      ["spot", "spot"],
+      ["derivatives", "perp"],
+    ] as const) {
+      const stored = known.markets.find((m) => m.exchangeId === e.id && m.instrumentType === type);
+      if (!e[flag] && stored !== undefined) {
+        problems.push({
+          path: `exchanges.${i}.${flag}`,
+          message: `exchange '${e.id}' has stored ${type} markets (${stored.baseCoinId}/${stored.quoteSymbol}); ${flag} cannot be false`,
+        });
+      }
+    }
+  }
   for (const [i, o] of present(fixture.organizations)) {
     o.engagements.forEach((e, j) => {
       const path = `organizations.${i}.engagements.${j}`;
