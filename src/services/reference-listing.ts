@@ -1,5 +1,5 @@
 import { utcDate } from "../domain/dates.js";
-import type { Market } from "../domain/reference-data.js";
+import type { Market, ReferenceData } from "../domain/reference-data.js";
 import {
   MAX_MARKETS_PAGE_SIZE,
   type MarketItem,
@@ -60,13 +60,18 @@ export async function listMarkets(
   query: MarketsQuery,
 ): Promise<MarketsPage> {
   const ref = await deps.referenceData.current();
-  const matching = ref.snapshot.markets.filter(
-    (m) =>
-      ref.exchanges.get(m.exchangeId)?.marketData === true &&
-      (query.exchangeId === undefined || m.exchangeId === query.exchangeId) &&
-      (query.baseCoinId === undefined || m.baseCoinId === query.baseCoinId),
-  );
-  matching.sort(compareMarkets);
+  const listed = listedMarkets(ref);
+  // Start from the smaller list a filter picks (each keeps the listing order).
+  const candidates =
+    query.baseCoinId !== undefined
+      ? (listed.byBase.get(query.baseCoinId) ?? [])
+      : query.exchangeId !== undefined
+        ? (listed.byExchange.get(query.exchangeId) ?? [])
+        : listed.all;
+  const matching =
+    query.baseCoinId !== undefined && query.exchangeId !== undefined
+      ? candidates.filter((m) => m.exchangeId === query.exchangeId)
+      : candidates;
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? MAX_MARKETS_PAGE_SIZE;
   const items = matching.slice((page - 1) * pageSize, page * pageSize).map(toMarketItem);
@@ -76,6 +81,41 @@ export async function listMarkets(
     totalCount: matching.length,
     items,
   };
+}
+
+type ListedMarkets = {
+  all: readonly Market[];
+  byBase: ReadonlyMap<string, readonly Market[]>;
+  byExchange: ReadonlyMap<string, readonly Market[]>;
+};
+
+/**
+ * Per snapshot (immutable), its listed markets in order and indexed by the two filters:
+ * built once per reference data version, not per request (a sync can bring 50,000 markets).
+ */
+const listedBySnapshot = new WeakMap<ReferenceData, ListedMarkets>();
+
+function listedMarkets(ref: ReferenceData): ListedMarkets {
+  let listed = listedBySnapshot.get(ref);
+  if (listed === undefined) {
+    const all = ref.snapshot.markets
+      .filter((m) => ref.exchanges.get(m.exchangeId)?.marketData === true)
+      .sort(compareMarkets);
+    const byBase = new Map<string, Market[]>();
+    const byExchange = new Map<string, Market[]>();
+    const add = (index: Map<string, Market[]>, key: string, m: Market) => {
+      const list = index.get(key);
+      if (list === undefined) index.set(key, [m]);
+      else list.push(m);
+    };
+    for (const m of all) {
+      add(byBase, m.baseCoinId, m);
+      add(byExchange, m.exchangeId, m);
+    }
+    listed = { all, byBase, byExchange };
+    listedBySnapshot.set(ref, listed);
+  }
+  return listed;
 }
 
 /** Plain code-unit order of exchange, base coin, instrument type and quote symbol. */
