@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import type { Config } from "../config.js";
@@ -6,7 +7,7 @@ import { type AdminServices, createAdminServices } from "../services/admin.js";
 import { createCoinGeckoClient } from "../services/coingecko-client.js";
 import type { Database } from "../store/database.js";
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
 type WithDatabase = <T>(work: (database: Database, config: Config) => Promise<T>) => Promise<T>;
 type Output = { json?: boolean };
 type Input = { args: string[]; opts: Record<string, string | undefined> };
@@ -140,7 +141,9 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   json(marketData.command("import <file>")).action(
     run(
       async (admin, { args }: Input) =>
-        admin.importMarketData(JSON.parse(await readFile(args[0] ?? "", "utf8"))),
+        admin.importMarketData(
+          JSON.parse(await readFile(resolve(io.cwd ?? process.cwd(), args[0] ?? ""), "utf8")),
+        ),
       (s: { changed: number; eligibilityChanged: number }) =>
         `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
     ),
