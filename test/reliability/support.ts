@@ -33,8 +33,12 @@ const started = new Set<ChildProcess>();
  * DATABASE_URL, plus `env`: so a test says exactly which database the server gets.
  */
 export async function startServer(options: {
-  seedFile: string;
+  seedFile?: string;
   env: Record<string, string>;
+  /** More arguments for `serve` (e.g. `--demo`). */
+  args?: string[];
+  /** Replaces `--host 127.0.0.1 --port 0` (to test HOST and PORT). */
+  listenArgs?: string[];
 }): Promise<Server> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(
@@ -44,12 +48,9 @@ export async function startServer(options: {
       "tsx",
       "src/main.ts",
       "serve",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--seed",
-      options.seedFile,
+      ...(options.listenArgs ?? ["--host", "127.0.0.1", "--port", "0"]),
+      ...(options.seedFile === undefined ? [] : ["--seed", options.seedFile]),
+      ...(options.args ?? []),
     ],
     {
       cwd: ROOT,
@@ -240,4 +241,59 @@ export function addDays(start: string, days: number): string {
   const d = new Date(`${start}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
+}
+
+export type Completed = { code: number | null; stdout: string; stderr: string; ms: number };
+
+/**
+ * Runs one `trading-reports` command (`node --import tsx src/main.ts …`) to its end, bounded,
+ * with the test's environment minus DATABASE_URL plus `env`. `asUser` runs it through
+ * `setpriv` as that uid/gid (the tests run as root, which no file permission stops).
+ */
+export async function runCommand(
+  args: string[],
+  env: Record<string, string>,
+  options: { asUser?: number; timeoutMs?: number } = {},
+): Promise<Completed> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const node = [process.execPath, "--import", "tsx", "src/main.ts", ...args];
+  const argv =
+    options.asUser === undefined
+      ? node
+      : [
+          "setpriv",
+          `--reuid=${options.asUser}`,
+          `--regid=${options.asUser}`,
+          "--clear-groups",
+          ...node,
+        ];
+  const startedAt = performance.now();
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    cwd: ROOT,
+    env: { ...inherited, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await within(
+    new Promise<number | null>((resolve) =>
+      child.once("close", (c) => {
+        started.delete(child);
+        resolve(c);
+      }),
+    ),
+    options.timeoutMs ?? START_TIMEOUT_MS,
+    `trading-reports ${args.join(" ")} to end`,
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return { code, stdout, stderr, ms: performance.now() - startedAt };
 }
