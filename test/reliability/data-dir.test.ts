@@ -252,16 +252,22 @@ describe.skipIf(onPostgres)(
       beforeAll(() => {
         shared = freshDataDir();
         chmodSync(shared, 0o755); // root's: nobody may enter, not write
+        mkdirSync(join(shared, "roots"), { mode: 0o755 });
         mkdirSync(join(shared, "read-only"));
         chownSync(join(shared, "read-only"), NOBODY, NOBODY);
         chmodSync(join(shared, "read-only"), 0o555);
       });
-      it("a DATA_DIR it may not create (was: error: [object Object])", async () => {
+      it("a DATA_DIR it may not create", async () => {
         const path = join(shared, "new");
         const result = await runCommand(["migrate"], { DATA_DIR: path }, { asUser: NOBODY });
         expectClearFailure(result, path, "EACCES");
       }, 30_000);
-      it("an existing DATA_DIR it may not write (was: PGlite failed to initialize)", async () => {
+      it("an existing DATA_DIR of another user (was: error: [object Object])", async () => {
+        const path = join(shared, "roots");
+        const result = await runCommand(["serve"], { DATA_DIR: path }, { asUser: NOBODY });
+        expectClearFailure(result, path, "EACCES");
+      }, 30_000);
+      it("its own DATA_DIR made read-only (was: PGlite failed to initialize)", async () => {
         const path = join(shared, "read-only");
         const result = await runCommand(["serve"], { DATA_DIR: path }, { asUser: NOBODY });
         expectClearFailure(result, path, "EACCES");
