@@ -112,7 +112,8 @@ describe.skipIf(onPostgres)("one process owns a DATA_DIR", () => {
           organizations: [{ id: "hooli", name: "Hooli", apiKeys: ["hooli-key-0123456789abcdef"] }],
         }),
       );
-      const seeded = await runCommand(["seed", extra], env);
+      // A relative file name is the caller's, not the server's (cwd differs).
+      const seeded = await runCommand(["seed", "extra-seed.json"], env, { cwd: dir });
       expect(seeded.code, seeded.stderr).toBe(0);
       expect(
         (await call(server.base, "/api/v1/reports", { key: "hooli-key-0123456789abcdef" })).status,

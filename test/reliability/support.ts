@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import type { Fixture } from "../../src/schemas/fixture.js";
 
@@ -253,10 +254,12 @@ export type Completed = { code: number | null; stdout: string; stderr: string; m
 export async function runCommand(
   args: string[],
   env: Record<string, string>,
-  options: { asUser?: number; timeoutMs?: number } = {},
+  options: { asUser?: number; timeoutMs?: number; cwd?: string } = {},
 ): Promise<Completed> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const node = [process.execPath, "--import", "tsx", "src/main.ts", ...args];
+  // Absolute paths: the command may run in another directory (`cwd`).
+  const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+  const node = [process.execPath, "--import", tsx, join(ROOT, "src/main.ts"), ...args];
   const argv =
     options.asUser === undefined
       ? node
@@ -269,7 +272,7 @@ export async function runCommand(
         ];
   const startedAt = performance.now();
   const child = spawn(argv[0] as string, argv.slice(1), {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...inherited, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
