@@ -6,7 +6,9 @@ import { DEMO_API_KEY } from "../../src/services/demo.js";
 import { onPostgres } from "../helpers/database.js";
 import { baseFixture } from "../helpers/fixture.js";
 import {
+  adminUrl,
   call,
+  createDatabase,
   runCommand,
   START_TIMEOUT_MS,
   startServer,
@@ -47,6 +49,29 @@ describe("serve --demo", () => {
       expect(result.stderr).toContain("--force-demo");
       expect(result.stderr).not.toContain("ECONNREFUSED");
       expect(result.stdout).toBe("");
+    },
+    SLOW,
+  );
+
+  it.skipIf(adminUrl === undefined)(
+    "--force-demo loads the demo into PostgreSQL",
+    async () => {
+      if (adminUrl === undefined) return;
+      const database = await createDatabase(adminUrl);
+      try {
+        const server = await startServer({
+          env: { DATABASE_URL: database.url },
+          args: ["--demo", "--force-demo"],
+        });
+        const listed = await call(server.base, "/api/v1/reports?pageSize=1", {
+          key: DEMO_API_KEY,
+        });
+        expect(listed.status).toBe(200);
+        expect((listed.body as { totalCount: number }).totalCount).toBeGreaterThan(0);
+        await stopServer(server);
+      } finally {
+        await database.drop();
+      }
     },
     SLOW,
   );
