@@ -109,14 +109,20 @@ describe.skipIf(onPostgres)("one process owns a DATA_DIR", () => {
       await writeFile(
         extra,
         JSON.stringify({
-          organizations: [{ id: "hooli", name: "Hooli", apiKeys: ["hooli-key-0123456789abcdef"] }],
+          organizations: [
+            { id: "hooli", name: "Hooli", apiKeys: ["hooli-key-0123456789abcdef0123456789abcd"] },
+          ],
         }),
       );
       // A relative file name is the caller's, not the server's (cwd differs).
       const seeded = await runCommand(["seed", "extra-seed.json"], env, { cwd: dir });
       expect(seeded.code, seeded.stderr).toBe(0);
       expect(
-        (await call(server.base, "/api/v1/reports", { key: "hooli-key-0123456789abcdef" })).status,
+        (
+          await call(server.base, "/api/v1/reports", {
+            key: "hooli-key-0123456789abcdef0123456789abcd",
+          })
+        ).status,
       ).toBe(200);
       const migrated = await runCommand(["migrate"], env);
       expect(migrated.code, migrated.stderr).toBe(0);
@@ -130,7 +136,11 @@ describe.skipIf(onPostgres)("one process owns a DATA_DIR", () => {
       expect((await call(server.base, "/api/v1/reports", { key: first.key })).status).toBe(401);
       expect((await call(server.base, "/api/v1/reports", { key: second.key })).status).toBe(200);
       expect(
-        (await call(server.base, "/api/v1/reports", { key: "hooli-key-0123456789abcdef" })).status,
+        (
+          await call(server.base, "/api/v1/reports", {
+            key: "hooli-key-0123456789abcdef0123456789abcd",
+          })
+        ).status,
       ).toBe(200);
       await stopServer(server);
       // Without a server the commands open the folder themselves.
