@@ -13,6 +13,12 @@ const environmentSchema = z.object({
       .optional(),
   ),
   DATA_DIR: z.string().min(1).default("./data"),
+  // `serve --host/--port` win over these.
+  HOST: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).default("127.0.0.1")),
+  PORT: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(0).max(65_535).default(8080),
+  ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: positiveInt(1200),
@@ -29,6 +35,7 @@ const environmentSchema = z.object({
 
 export type Config = {
   database: DatabaseConfig;
+  listen: { host: string; port: number };
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   http: HttpConfig;
   referenceDataCheckMs: number;
@@ -65,6 +72,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   return {
     database: databaseConfig(e),
+    listen: { host: e.HOST, port: e.PORT },
     logLevel: e.LOG_LEVEL,
     http: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -86,7 +86,7 @@ function firstLine(run: Run): Promise<string> {
 }
 
 describe("trading-reports serve", SLOW, () => {
-  it("prints one listening line, answers over HTTP and exits 0 on SIGTERM", async () => {
+  it("prints the listening line and where the docs are, answers over HTTP, exits 0 on SIGTERM", async () => {
     const run = cli(["serve", "--port", "0", "--seed", file("seed.json", baseFixture())]);
     const line = await firstLine(run);
     const match = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/.exec(line);
@@ -106,7 +106,9 @@ describe("trading-reports serve", SLOW, () => {
 
     run.child.kill("SIGTERM");
     expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
-    expect(run.stdout()).toBe(`${line}\n`);
+    expect(run.stdout()).toBe(
+      `${line}\nAPI reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`,
+    );
   });
 
   it("exits 1 with a one-line reason when the port is taken", async () => {

@@ -6,7 +6,7 @@ import { createCoinGeckoClient } from "../services/coingecko-client.js";
 import type { Database } from "../store/database.js";
 import { readJson } from "./read-json.js";
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
 type WithDatabase = <T>(work: (database: Database, config: Config) => Promise<T>) => Promise<T>;
 type Output = { json?: boolean };
 type Input = { args: string[]; opts: Record<string, string | undefined> };
@@ -165,7 +165,8 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
       ),
   ).action(
     run(
-      async (admin, { args }: Input) => admin.importMarketData(await readJson(args[0] ?? "")),
+      async (admin, { args }: Input) =>
+        admin.importMarketData(await readJson(args[0] ?? "", io.cwd)),
       (s: { changed: number; eligibilityChanged: number }) =>
         `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
     ),

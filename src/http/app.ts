@@ -11,6 +11,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
+import { rootRoutes } from "./routes/root.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -95,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
+  await app.register(rootRoutes());
   await app.register(async (api) => {
     api.addHook("onRequest", async (request) => {
       request.caller = await services.authenticate(request.headers.authorization);

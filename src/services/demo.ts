@@ -11,6 +11,12 @@ export const DEMO_FIXTURE_URL = new URL("../../demo/reference.json", import.meta
 export const DEMO_API_KEY = "demo-key-3f9c2b7e41d84a6c9b0e5d1a";
 const DEMO_DAYS = 90;
 
+/** The organizations the demo creates (a database holding others is not a demo database). */
+export async function demoOrganizationIds(): Promise<string[]> {
+  const fixture = JSON.parse(await readFile(DEMO_FIXTURE_URL, "utf8")) as DemoFixture;
+  return fixture.organizations.map((o) => o.id);
+}
+
 /**
  * Loads the bundled demo: reference data, organizations and keys, and 90 days of generated
  * reports per organization, submitted through the same service market makers use. Reports are

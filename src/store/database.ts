@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
+import { prepareDataDir } from "./data-dir.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import type { Tables } from "./tables.js";
 
@@ -29,7 +29,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 }
 
 async function openPGlite(dataDir: string | undefined): Promise<Database> {
-  if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
+  if (dataDir !== undefined) prepareDataDir(dataDir);
   const pglite = await PGlite.create(dataDir, { parsers });
   const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
   return {

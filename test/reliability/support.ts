@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import type { Fixture } from "../../src/schemas/fixture.js";
 
@@ -33,8 +34,12 @@ const started = new Set<ChildProcess>();
  * DATABASE_URL, plus `env`: so a test says exactly which database the server gets.
  */
 export async function startServer(options: {
-  seedFile: string;
+  seedFile?: string;
   env: Record<string, string>;
+  /** More arguments for `serve` (e.g. `--demo`). */
+  args?: string[];
+  /** Replaces `--host 127.0.0.1 --port 0` (to test HOST and PORT). */
+  listenArgs?: string[];
 }): Promise<Server> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
   const child = spawn(
@@ -44,12 +49,9 @@ export async function startServer(options: {
       "tsx",
       "src/main.ts",
       "serve",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--seed",
-      options.seedFile,
+      ...(options.listenArgs ?? ["--host", "127.0.0.1", "--port", "0"]),
+      ...(options.seedFile === undefined ? [] : ["--seed", options.seedFile]),
+      ...(options.args ?? []),
     ],
     {
       cwd: ROOT,
@@ -240,4 +242,61 @@ export function addDays(start: string, days: number): string {
   const d = new Date(`${start}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
+}
+
+export type Completed = { code: number | null; stdout: string; stderr: string; ms: number };
+
+/**
+ * Runs one `trading-reports` command (`node --import tsx src/main.ts …`) to its end, bounded,
+ * with the test's environment minus DATABASE_URL plus `env`. `asUser` runs it through
+ * `setpriv` as that uid/gid (the tests run as root, which no file permission stops).
+ */
+export async function runCommand(
+  args: string[],
+  env: Record<string, string>,
+  options: { asUser?: number; timeoutMs?: number; cwd?: string } = {},
+): Promise<Completed> {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  // Absolute paths: the command may run in another directory (`cwd`).
+  const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+  const node = [process.execPath, "--import", tsx, join(ROOT, "src/main.ts"), ...args];
+  const argv =
+    options.asUser === undefined
+      ? node
+      : [
+          "setpriv",
+          `--reuid=${options.asUser}`,
+          `--regid=${options.asUser}`,
+          "--clear-groups",
+          ...node,
+        ];
+  const startedAt = performance.now();
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    cwd: options.cwd ?? ROOT,
+    env: { ...inherited, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await within(
+    new Promise<number | null>((resolve) =>
+      child.once("close", (c) => {
+        started.delete(child);
+        resolve(c);
+      }),
+    ),
+    options.timeoutMs ?? START_TIMEOUT_MS,
+    `trading-reports ${args.join(" ")} to end`,
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return { code, stdout, stderr, ms: performance.now() - startedAt };
 }

@@ -1,0 +1,131 @@
+import { resolve } from "node:path";
+import { type Config, loadConfig } from "../config.js";
+import { DataDirError, describeOsError, prepareDataDir } from "../store/data-dir.js";
+import { type Database, openDatabase } from "../store/database.js";
+import { migrate } from "../store/migrate.js";
+import { acquire, type Ownership, sendToOwner, whoOwns } from "./data-dir-owner.js";
+
+export type Io = {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: Record<string, string | undefined>;
+  /** Relative file names are read from here (a command sent to the server carries its own). */
+  cwd?: string;
+};
+
+/**
+ * How a program instance reaches its database. `shared` is the running server's own database:
+ * a command another process sent to the server runs on it and must not open (or close) one.
+ */
+export type Context = { argv: string[]; shared?: Database };
+
+/** The command was run by the process that owns DATA_DIR; its output is already printed. */
+export class Forwarded extends Error {
+  constructor(readonly code: number) {
+    super(`forwarded (exit code ${code})`);
+  }
+}
+
+/** Environment a forwarded command takes with it: the server's own config is used otherwise. */
+const FORWARDED_ENV = /^COINGECKO_/;
+
+export type Opened = {
+  config: Config;
+  database: Database;
+  ownership: Ownership | undefined;
+  /** The migrations this call applied (none when the server's database is shared). */
+  applied: string[];
+};
+
+/**
+ * Opens the configured database and applies migrations. On the embedded database in a folder,
+ * the folder is taken first (see data-dir-owner.ts). When another process owns it, `serve`
+ * fails naming that process, and any other command is sent to it (thrown as `Forwarded`).
+ */
+export async function openConfigured(io: Io, context: Context, serving: boolean): Promise<Opened> {
+  const config = loadConfig(io.env);
+  if (context.shared !== undefined) {
+    if (serving) throw new DataDirError("this process already serves its DATA_DIR");
+    const shared = context.shared;
+    return {
+      config,
+      database: { ...shared, close: async () => {} },
+      ownership: undefined,
+      applied: [],
+    };
+  }
+  const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
+  const ownership = dataDir === undefined ? undefined : await own(io, context, dataDir, serving);
+  let database: Database;
+  try {
+    database = await openDatabase(config.database).catch((error: unknown) => {
+      if (dataDir === undefined) throw error;
+      throw new DataDirError(
+        `cannot open the embedded database in DATA_DIR ${resolve(dataDir)}: ${describeOsError(error)}`,
+        { cause: error },
+      );
+    });
+  } catch (error) {
+    await ownership?.release();
+    throw error;
+  }
+  let applied: string[];
+  try {
+    applied = await migrate(database.db);
+  } catch (error) {
+    await database.close();
+    await ownership?.release();
+    throw error;
+  }
+  const close = database.close;
+  database.close = async () => {
+    await close();
+    await ownership?.release();
+  };
+  return { config, database, ownership, applied };
+}
+
+async function own(io: Io, context: Context, dataDir: string, serving: boolean) {
+  const dir = prepareDataDir(dataDir);
+  const command = ["trading-reports", ...context.argv].join(" ");
+  // A few rounds: the owner may end between "the folder is taken" and "send it the command".
+  for (let round = 0; round < 5; round++) {
+    const ownership = await acquire(dir, command, serving);
+    if (ownership !== undefined) return ownership;
+    if (serving) {
+      const owner = await whoOwns(dir);
+      if (owner === undefined) continue;
+      throw new DataDirError(
+        `DATA_DIR ${dir} is in use by process ${owner.pid} (${owner.command}, since ${owner.since}); one process owns a DATA_DIR: stop it first, or use another DATA_DIR`,
+      );
+    }
+    const env = Object.fromEntries(
+      Object.entries(io.env).filter(
+        (e): e is [string, string] => FORWARDED_ENV.test(e[0]) && e[1] !== undefined,
+      ),
+    );
+    const reply = await sendToOwner(dir, {
+      argv: context.argv,
+      cwd: io.cwd ?? process.cwd(),
+      env,
+    });
+    if (reply === "gone") continue;
+    io.stdout.write(reply.stdout);
+    io.stderr.write(reply.stderr);
+    throw new Forwarded(reply.code);
+  }
+  throw new DataDirError(`DATA_DIR ${dir}: could not take it nor reach its owner`);
+}
+
+export async function withDatabase<T>(
+  io: Io,
+  context: Context,
+  work: (database: Database, config: Config, applied: string[]) => Promise<T>,
+): Promise<T> {
+  const { config, database, applied } = await openConfigured(io, context, false);
+  try {
+    return await work(database, config, applied);
+  } finally {
+    await database.close();
+  }
+}

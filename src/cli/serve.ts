@@ -1,0 +1,126 @@
+import { PassThrough } from "node:stream";
+import { loadConfig } from "../config.js";
+import { buildApp } from "../http/app.js";
+import { createAdminServices } from "../services/admin.js";
+import { DEMO_API_KEY, demoOrganizationIds, loadDemo } from "../services/demo.js";
+import { loadFixture } from "../services/fixtures.js";
+import { createServices, type Services } from "../services/index.js";
+import type { Database } from "../store/database.js";
+import type { CommandReply, CommandRequest } from "./data-dir-owner.js";
+import { type Context, type Io, openConfigured } from "./open.js";
+
+export type ServeOptions = {
+  host?: string;
+  port?: number;
+  seed?: unknown;
+  demo?: boolean;
+  forceDemo?: boolean;
+};
+
+/** Runs one command line in this process, on its database: how `run` is reached from here. */
+export type RunHere = (argv: string[], io: Io, context: Context) => Promise<number>;
+
+/** `serve`: migrations, optional seed and demo, then the HTTP API until SIGTERM/SIGINT. */
+export async function serve(io: Io, context: Context, options: ServeOptions, runHere: RunHere) {
+  const guardDemo = options.demo === true && options.forceDemo !== true;
+  if (guardDemo && loadConfig(io.env).database.kind === "postgres") {
+    throw new DemoRefused(
+      `--demo loads a published API key; refusing to load it into the PostgreSQL database of DATABASE_URL (${OVERRIDE})`,
+    );
+  }
+  const { config, database, ownership } = await openConfigured(io, context, true);
+  const services = createServices(database.db, {
+    referenceDataCheckMs: config.referenceDataCheckMs,
+  });
+  // From here on, operator commands run by other processes on this DATA_DIR are run here.
+  ownership?.accept((request) => runCommand(request, io, database, services, runHere));
+  const app = await buildApp({
+    services,
+    http: config.http,
+    logger: { level: config.logLevel, stream: io.stderr },
+  });
+  const host = options.host ?? config.listen.host;
+  try {
+    if (guardDemo) await refuseForeignDatabase(database);
+    if (options.seed !== undefined) await loadFixture(database.db, options.seed, new Date());
+    if (options.demo) await loadDemo(database.db, services, new Date());
+    await app.listen({ host, port: options.port ?? config.listen.port });
+  } catch (error) {
+    await app.close();
+    await database.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  io.stdout.write(`listening on ${base}\n`);
+  io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
+  if (options.demo) {
+    io.stdout.write(`demo API key: ${DEMO_API_KEY}\n`);
+    io.stdout.write(
+      `try: curl -s -H 'Authorization: ${DEMO_API_KEY}' '${base}/api/v1/reports?pageSize=2'\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      await app.close(); // stops accepting, lets requests in flight finish
+      await database.close();
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}
+
+/**
+ * The demo publishes its API key: loading it into a database that serves anything else would
+ * open that database to anyone who read the README. Refused unless `--force-demo`.
+ */
+async function refuseForeignDatabase(database: Database): Promise<void> {
+  const demo = new Set(await demoOrganizationIds());
+  const others = (await createAdminServices(database.db).listOrganizations())
+    .map((o) => o.id)
+    .filter((id) => !demo.has(id));
+  if (others.length > 0) {
+    throw new DemoRefused(
+      `--demo loads a published API key; refusing a database that holds other organizations (${others.join(", ")}) (${OVERRIDE})`,
+    );
+  }
+}
+
+const OVERRIDE = "pass --force-demo to load it anyway";
+
+/** A refusal of the command line as given: exit code 2. */
+export class DemoRefused extends Error {}
+
+async function runCommand(
+  request: CommandRequest,
+  io: Io,
+  database: Database,
+  services: Services,
+  runHere: RunHere,
+): Promise<CommandReply> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await runHere(
+    request.argv,
+    { stdout, stderr, env: { ...io.env, ...request.env }, cwd: request.cwd },
+    { argv: request.argv, shared: database },
+  ).catch((error: unknown) => {
+    err += `error: ${error instanceof Error ? error.message : String(error)}\n`;
+    return 1;
+  });
+  // Market data or a fixture may have changed: the next request must see it.
+  services.referenceData.invalidate();
+  return { code, stdout: out, stderr: err };
+}

@@ -1,0 +1,88 @@
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+
+/**
+ * The embedded database's folder could not be used. The message names the folder, what was
+ * tried and the operating system's answer, so that a start-up failure says why at once.
+ */
+export class DataDirError extends Error {}
+
+const MAX_DEPTH = 64;
+
+/**
+ * Creates `DATA_DIR` if needed and checks that this process may read and write it, before
+ * PGlite touches it (PGlite reports such failures as `[object Object]` or "failed to
+ * initialize"). Returns the absolute path.
+ *
+ * Node's `mkdirSync(…, { recursive: true })` spins forever on some pseudo file systems
+ * (`/proc/x`: mkdir says ENOENT although the parent exists), so parents are created here,
+ * one level at a time, with a bounded depth.
+ */
+export function prepareDataDir(dataDir: string): string {
+  const path = resolve(dataDir);
+  makeDirectory(path, 0);
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (error) {
+    throw failure(`cannot read DATA_DIR ${path}`, error);
+  }
+  if (!isDirectory) throw new DataDirError(`DATA_DIR ${path} is not a directory`);
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw failure(`DATA_DIR ${path} is not readable and writable by this process`, error);
+  }
+  return path;
+}
+
+function makeDirectory(path: string, depth: number): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    const parent = dirname(path);
+    // ENOENT while the parent exists: a file system that refuses the name (/proc).
+    if (code !== "ENOENT" || parent === path || depth >= MAX_DEPTH || exists(parent)) {
+      throw failure(`cannot create DATA_DIR ${path}`, error);
+    }
+  }
+  makeDirectory(dirname(path), depth + 1);
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+      throw failure(`cannot create DATA_DIR ${path}`, error);
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** "what: CODE (the OS's words)", from a Node file-system error. */
+export function failure(what: string, error: unknown): DataDirError {
+  return new DataDirError(`${what}: ${describeOsError(error)}`, { cause: error });
+}
+
+export function describeOsError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (typeof e?.code === "string") {
+    // Node's message is "CODE: words, syscall 'path'"; keep the words.
+    const words = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message ?? "")?.[1];
+    return words === undefined ? e.code : `${e.code} (${words})`;
+  }
+  if (error instanceof Error) return error.message;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}
