@@ -2,14 +2,6 @@ import { type ReportItem, reportItemSchema } from "../schemas/report.js";
 
 const COLUMNS = Object.keys(reportItemSchema.shape) as (keyof ReportItem)[];
 
-/** True when the client asks for CSV rather than JSON (`Accept: text/csv`). */
-export function prefersCsv(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  const csv = accept.indexOf("text/csv");
-  const json = accept.indexOf("application/json");
-  return csv !== -1 && (json === -1 || csv < json);
-}
-
 /** CSV lines (RFC 4180, header row first) for the report items, chunk by chunk. */
 export async function* reportCsv(
   first: IteratorResult<ReportItem[]>,

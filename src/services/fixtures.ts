@@ -4,6 +4,7 @@ import { type Problem, ValidationError } from "../domain/errors.js";
 import { ReferenceData, type ReferenceSnapshot } from "../domain/reference-data.js";
 import { type Fixture, fixtureSchema } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
+import { zod3Messages } from "../schemas/zod-messages.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
@@ -15,7 +16,7 @@ export type LoadSummary = { changed: number; eligibilityChanged: number };
 
 /** Parses and checks a fixture as a whole; throws a ValidationError naming each bad entry. */
 export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture {
-  const parsed = fixtureSchema.safeParse(input);
+  const parsed = fixtureSchema.safeParse(input, zod3Messages);
   if (!parsed.success) {
     throw new ValidationError(problemsOf(parsed.error));
   }

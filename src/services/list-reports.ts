@@ -1,3 +1,4 @@
+import type { Caller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import type { ReferenceData } from "../domain/reference-data.js";
 import {
@@ -7,13 +8,12 @@ import {
   V1_METRICS,
   V2_ONLY_METRICS,
 } from "../domain/report.js";
-import { type ListQuery, MAX_PAGE_SIZE, type ReportPage } from "../schemas/list-query.js";
+import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportItem } from "../schemas/report.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { ListFilter, ReportListing, StoredReport } from "../store/report-listing.js";
 import { metricColumn } from "../store/report-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
-import type { Caller } from "./submit-reports.js";
 
 export type ListDeps = {
   listing: ReportListing;
@@ -24,45 +24,29 @@ export type ListDeps = {
 
 /**
  * The caller's reports whose base coin has an engagement with the caller's organization that
- * is active today, filtered and paged (spec 4.4).
- */
-export async function listReports(
-  deps: ListDeps,
-  caller: Caller,
-  query: ListQuery,
-): Promise<ReportPage> {
-  const { page, pageSize, offset } = pagingOf(query);
-  const filter = await filterFor(deps, caller, query);
-  const [totalCount, rows, ref] = await Promise.all([
-    deps.listing.count(filter),
-    deps.listing.page(filter, pageSize, offset),
-    deps.referenceData.current(),
-  ]);
-  return {
-    page,
-    totalPages: Math.ceil(totalCount / pageSize),
-    totalCount,
-    items: rows.map((row) => toItem(row, ref)),
-  };
-}
-
-/**
- * The same page as `listReports`, as the JSON text of the response: its items come from the
- * database already written as JSON, so a 500-item page is not parsed and printed again here.
+ * is active today, filtered and paged (spec 4.4), as the JSON text of the response: its items
+ * come from the database already written as JSON, so a 500-item page is not parsed and
+ * printed again here.
  */
 export async function listReportsJson(
   deps: ListDeps,
   caller: Caller,
   query: ListQuery,
 ): Promise<string> {
-  const { page, pageSize, offset } = pagingOf(query);
+  const { page, pageSize } = pagingOf(query);
   const filter = await filterFor(deps, caller, query);
   const [totalCount, items] = await Promise.all([
     deps.listing.count(filter),
-    deps.listing.pageJson(filter, pageSize, offset),
+    pageItems(deps, filter, query),
   ]);
   const totalPages = Math.ceil(totalCount / pageSize);
   return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.join(",")}]}`;
+}
+
+/** The one page query (JSON and CSV alike): each item as its JSON text. */
+function pageItems(deps: ListDeps, filter: ListFilter, query: ListQuery): Promise<string[]> {
+  const { pageSize, offset } = pagingOf(query);
+  return deps.listing.pageJson(filter, pageSize, offset);
 }
 
 function pagingOf(query: ListQuery) {
@@ -82,11 +66,12 @@ export async function* exportReports(
   caller: Caller,
   query: ListQuery,
 ): AsyncGenerator<ReportItem[]> {
+  const filter = await filterFor(deps, caller, query);
   if (query.page !== undefined) {
-    yield (await listReports(deps, caller, query)).items;
+    const items = await pageItems(deps, filter, query);
+    yield items.map((item) => JSON.parse(item) as ReportItem);
     return;
   }
-  const filter = await filterFor(deps, caller, query);
   const ref = await deps.referenceData.current();
   let cursor: StoredReport | undefined;
   for (;;) {

@@ -132,30 +132,12 @@ export function createReportListing(db: Kysely<Tables>) {
     },
 
     /**
-     * One page in listing order. The offset is walked over the key index alone (the inner
-     * select reads only indexed columns and the included id), and only the page's rows are
-     * then fetched: a deep page costs an index walk, not a heap read per skipped row.
-     */
-    async page(filter: ListFilter, limit: number, offset: number): Promise<StoredReport[]> {
-      if (filter.baseCoinIds.length === 0) return [];
-      const r = await sql<StoredReport>`
-        with page as (
-          select id, date, exchange_id, base_coin_id, quote_key, instrument_type
-          from reports where ${where(filter)}
-          order by ${ORDER}
-          limit ${limit} offset ${offset}
-        )
-        select ${selected} from page p join reports r on r.id = p.id
-        order by p.date desc, p.exchange_id, p.base_coin_id, p.quote_key, p.instrument_type`.execute(
-        db,
-      );
-      return r.rows;
-    },
-
-    /**
-     * The same page as `page`, each report already written as its listing item's JSON text
+     * One page in listing order, each report already written as its listing item's JSON text
      * (the shape of `reportItemSchema`). Parsing 30 columns per row into numbers and printing
      * them back as JSON cost most of a page's time in Node; PostgreSQL prints them anyway.
+     * The offset is walked over the key index alone (the inner select reads only indexed
+     * columns and the included id), and only the page's rows are then fetched: a deep page
+     * costs an index walk, not a heap read per skipped row.
      */
     async pageJson(filter: ListFilter, limit: number, offset: number): Promise<string[]> {
       if (filter.baseCoinIds.length === 0) return [];
