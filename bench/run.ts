@@ -14,6 +14,15 @@ import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { markdown } from "./report.js";
+import type {
+  BenchResults,
+  IngestResults,
+  ListingQueryResult,
+  ListingResults,
+  Phase,
+  TargetResults,
+} from "./results.js";
 import { percentile, runLoad, startServer } from "./server.js";
 import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
 
@@ -61,21 +70,12 @@ const LISTING_QUERIES: Record<string, string> = {
   "page 100, no filter": "page=100",
 };
 
-type Phase = {
-  records: number;
-  recordsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  serverCpuPercent?: number;
-  errors?: number;
-};
-
 execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 const work = mkdtempSync(join(tmpdir(), "trading-reports-bench-"));
 const fixtureFile = join(work, "fixture.json");
 writeFileSync(fixtureFile, JSON.stringify(benchFixture()));
 
-const results: Record<string, unknown> = {
+const results: BenchResults = {
   date: new Date().toISOString(),
   quick,
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
@@ -99,10 +99,10 @@ const table = markdown(results);
 writeFileSync("bench/results/latest.md", table);
 process.stdout.write(table);
 
-async function benchTarget(target: "postgres" | "pglite") {
+async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults> {
   log(`\n# ${target}`);
-  let ingest: Record<string, unknown> = {};
-  let listing: Record<string, unknown> = {};
+  let ingest: IngestResults | undefined;
+  let listing: ListingResults | undefined;
   if (parts.ingest) {
     const ingestDb = await freshTarget(target, "ingest");
     ingest = await ingestSuite(ingestDb);
@@ -167,7 +167,7 @@ function phaseOf(
   };
 }
 
-async function ingestSuite(target: Target) {
+async function ingestSuite(target: Target): Promise<IngestResults> {
   const regions = {
     http1: 0,
     http4: 1_000_000,
@@ -203,22 +203,21 @@ async function ingestSuite(target: Target) {
     );
     return phase;
   };
-  const out: Record<string, unknown> = {};
-  out.http_1client_new = await http("http 1 client, new keys", plan.http1, regions.http1, 1);
-  out.http_4clients_new = await http("http 4 clients, new keys", plan.http4, regions.http4, 4);
-  out.http_4clients_existing = await http(
+  const http_1client_new = await http("http 1 client, new keys", plan.http1, regions.http1, 1);
+  const http_4clients_new = await http("http 4 clients, new keys", plan.http4, regions.http4, 4);
+  const http_4clients_existing = await http(
     "http 4 clients, existing keys",
     plan.http4,
     regions.http4,
     4,
   );
-  out.http_1client_existing = await http(
+  const http_1client_existing = await http(
     "http 1 client, existing keys",
     plan.http1,
     regions.http1,
     1,
   );
-  out.serverPeakRssMb = round(server.peakRssMb(), 0);
+  const serverPeakRssMb = round(server.peakRssMb(), 0);
   await server.stop();
 
   const database = await openDatabase(target.config);
@@ -237,21 +236,21 @@ async function ingestSuite(target: Target) {
     );
     return phase;
   };
-  out.store_1client_new = await direct(
+  const store_1client_new = await direct(
     "store 1 client",
     storeUpsert,
     plan.store / 4,
     regions.store1,
     1,
   );
-  out.store_4clients_new = await direct(
+  const store_4clients_new = await direct(
     "store 4 clients",
     storeUpsert,
     plan.store,
     regions.store4,
     4,
   );
-  out.perRecord_4clients_new = await direct(
+  const perRecord_4clients_new = await direct(
     "per-record 4 clients",
     perRecordUpsert,
     plan.perRecord,
@@ -259,14 +258,23 @@ async function ingestSuite(target: Target) {
     4,
   );
   await database.close();
-  const rate = (k: string) => (out[k] as Phase).recordsPerSecond;
-  out.ratioToStore = round(rate("http_4clients_new") / rate("store_4clients_new"), 2);
-  out.ratioToPerRecord = round(rate("http_4clients_new") / rate("perRecord_4clients_new"), 2);
-  return out;
+  const rate = http_4clients_new.recordsPerSecond;
+  return {
+    http_1client_new,
+    http_4clients_new,
+    http_4clients_existing,
+    http_1client_existing,
+    serverPeakRssMb,
+    store_1client_new,
+    store_4clients_new,
+    perRecord_4clients_new,
+    ratioToStore: round(rate / store_4clients_new.recordsPerSecond, 2),
+    ratioToPerRecord: round(rate / perRecord_4clients_new.recordsPerSecond, 2),
+  };
 }
 
-async function listingSuite(target: Target, sizes: number[]) {
-  const out: Record<string, unknown> = {};
+async function listingSuite(target: Target, sizes: number[]): Promise<ListingResults> {
+  const out: ListingResults = { sizes: {} };
   let have = 0;
   for (const size of sizes) {
     log(`  generating ${size} reports`);
@@ -280,7 +288,7 @@ async function listingSuite(target: Target, sizes: number[]) {
     await database.close();
     have = size;
     const server = await startServer(target.env);
-    const bySize: Record<string, unknown> = {};
+    const queries: Record<string, ListingQueryResult> = {};
     for (const [name, query] of Object.entries(LISTING_QUERIES)) {
       const path = `/api/v1/reports${query ? `?${query}` : ""}`;
       const requests = Array.from({ length: plan.requests }, () => ({ method: "GET", path }));
@@ -303,7 +311,7 @@ async function listingSuite(target: Target, sizes: number[]) {
       })
         .then((res) => res.json() as Promise<{ totalCount: number }>)
         .then((b) => b.totalCount);
-      bySize[name] = {
+      queries[name] = {
         p50Ms: round(percentile(r.latencies, 50)),
         p99Ms: round(percentile(r.latencies, 99)),
         requests: r.latencies.length,
@@ -314,14 +322,11 @@ async function listingSuite(target: Target, sizes: number[]) {
         `  ${size} ${name}: p50 ${round(percentile(r.latencies, 50))} ms, p99 ${round(percentile(r.latencies, 99))} ms, totalCount ${totalCount}`,
       );
     }
-    bySize.serverPeakRssMb = round(server.peakRssMb(), 0);
+    out.sizes[String(size)] = { queries, serverPeakRssMb: round(server.peakRssMb(), 0) };
     await server.stop();
-    out[String(size)] = bySize;
   }
   if (sizes.length === 2) {
-    const [small, large] = sizes.map(
-      (s) => out[String(s)] as Record<string, { p99Ms: number; p50Ms: number }>,
-    );
+    const [small, large] = sizes.map((s) => out.sizes[String(s)]?.queries);
     const growth: Record<string, number> = {};
     for (const name of Object.keys(LISTING_QUERIES)) {
       const a = small?.[name];
@@ -331,62 +336,4 @@ async function listingSuite(target: Target, sizes: number[]) {
     out.growthP50 = growth;
   }
   return out;
-}
-
-function markdown(r: Record<string, unknown>): string {
-  const lines = [
-    `## Benchmark ${quick ? "(quick)" : ""} ${r.date}`,
-    "",
-    `Machine: ${JSON.stringify(r.machine)}; total ${r.totalSeconds} s`,
-    "",
-  ];
-  for (const target of ["postgres", "pglite"]) {
-    const t = r[target] as
-      | { ingest: Record<string, unknown>; listing: Record<string, unknown> }
-      | undefined;
-    if (!t) continue;
-    lines.push(
-      `### ${target}: ingest (v2 batches of 300)`,
-      "",
-      "| phase | records/s | p50 ms | p99 ms | server CPU % |",
-      "|---|---:|---:|---:|---:|",
-    );
-    for (const [name, v] of Object.entries(t.ingest)) {
-      if (typeof v !== "object" || v === null) continue;
-      const p = v as Phase;
-      lines.push(
-        `| ${name} | ${p.recordsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.serverCpuPercent ?? ""} |`,
-      );
-    }
-    lines.push(
-      "",
-      `HTTP/store ratio (4 clients, new keys): ${t.ingest.ratioToStore}; HTTP/per-record ratio: ${t.ingest.ratioToPerRecord}; server peak RSS ${t.ingest.serverPeakRssMb} MB`,
-      "",
-    );
-    for (const [size, v] of Object.entries(t.listing)) {
-      if (size === "growthP50") continue;
-      lines.push(
-        `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
-        "",
-        "| query | p50 ms | p99 ms | totalCount |",
-        "|---|---:|---:|---:|",
-      );
-      for (const [name, q] of Object.entries(v as Record<string, unknown>)) {
-        if (typeof q !== "object" || q === null) continue;
-        const x = q as { p50Ms: number; p99Ms: number; totalCount: number };
-        lines.push(`| ${name} | ${x.p50Ms} | ${x.p99Ms} | ${x.totalCount} |`);
-      }
-      lines.push(
-        "",
-        `server peak RSS ${(v as { serverPeakRssMb: number }).serverPeakRssMb} MB`,
-        "",
-      );
-    }
-    if (t.listing.growthP50)
-      lines.push(
-        `Growth of p50 from the smaller to the larger table: ${JSON.stringify(t.listing.growthP50)}`,
-        "",
-      );
-  }
-  return `${lines.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { zod3Messages } from "./schemas/zod-messages.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -62,7 +63,7 @@ export type HttpConfig = {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = environmentSchema.safeParse(env);
+  const parsed = environmentSchema.safeParse(env, zod3Messages);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
       (issue) => `${issue.path.join(".")}: ${issue.message}`,

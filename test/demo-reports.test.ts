@@ -166,7 +166,7 @@ describe("demo/reference.json", () => {
         expect(coinIds).toContain(e.baseCoinId);
         expect(["project", "exchange", "prop"]).toContain(e.type);
         expect(e.since).toMatch(DATE);
-        if (e.until !== null) expect(e.until >= e.since).toBe(true);
+        if (e.until != null) expect(e.until >= e.since).toBe(true);
       }
     }
   });
@@ -201,7 +201,7 @@ describe("generateDemoReports", () => {
     const engagements = fixture.organizations.find((o) => o.id === "demo-mm")?.engagements ?? [];
     const outside = reports.filter((r) => {
       const e = engagements.find((candidate) => candidate.baseCoinId === r.baseCoinId);
-      return !e || r.type !== e.type || r.date < e.since || (e.until !== null && r.date > e.until);
+      return !e || r.type !== e.type || r.date < e.since || (e.until != null && r.date > e.until);
     });
     expect(outside).toEqual([]);
     const coins = new Set(reports.map((r) => r.baseCoinId));

@@ -1,9 +1,14 @@
 import { z } from "zod";
+import { backoffMs, retryAfterMs, retrying } from "../retry.js";
+import { MAX_V1_BATCH, MAX_V2_BATCH } from "../schemas/report.js";
 
 export type SubmissionVersion = "v1" | "v2";
 
 /** Records per request the service accepts (contract section 2). */
-export const BATCH_LIMITS: Readonly<Record<SubmissionVersion, number>> = { v1: 1000, v2: 300 };
+export const BATCH_LIMITS: Readonly<Record<SubmissionVersion, number>> = {
+  v1: MAX_V1_BATCH,
+  v2: MAX_V2_BATCH,
+};
 
 /** A problem the service reported for one record; `index` is zero-based in the whole input. */
 export type Rejection = {
@@ -134,17 +139,19 @@ async function sendWithRetries(
   batch: number,
   options: SubmitBatchesOptions,
 ): Promise<{ attempt: Attempt; attempts: number }> {
-  const maxRetries = options.maxRetries ?? 4;
-  const sleep = options.sleep ?? ((ms: number) => new Promise((done) => setTimeout(done, ms)));
   const body = JSON.stringify({ data: records });
-  for (let attempts = 1; ; attempts++) {
-    const attempt = await send(endpoint, body, options);
-    if (!isRetryable(attempt) || attempts > maxRetries) return { attempt, attempts };
-    const backoff = Math.min(BASE_DELAY_MS * 2 ** (attempts - 1), MAX_DELAY_MS);
-    const delayMs = attempt.kind === "response" ? (attempt.retryAfterMs ?? backoff) : backoff;
-    options.onRetry?.({ batch, attempt: attempts, delayMs, reason: describeFailure(attempt) });
-    await sleep(delayMs);
-  }
+  const { outcome, attempts } = await retrying(() => send(endpoint, body, options), {
+    retries: options.maxRetries ?? 4,
+    delayMs: (attempt, retry) => {
+      if (!isRetryable(attempt)) return undefined;
+      const backoff = backoffMs(retry, { baseMs: BASE_DELAY_MS, capMs: MAX_DELAY_MS });
+      return attempt.kind === "response" ? (attempt.retryAfterMs ?? backoff) : backoff;
+    },
+    onRetry: (attempt, retry, delayMs) =>
+      options.onRetry?.({ batch, attempt: retry, delayMs, reason: describeFailure(attempt) }),
+    sleep: options.sleep,
+  });
+  return { attempt: outcome, attempts };
 }
 
 async function send(
@@ -166,8 +173,14 @@ async function send(
       signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
     });
     const text = await response.text();
-    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
-    return { kind: "response", status: response.status, body: parseBody(text), text, retryAfterMs };
+    const retryAfter = retryAfterMs(response.headers.get("retry-after"), MAX_RETRY_AFTER_MS);
+    return {
+      kind: "response",
+      status: response.status,
+      body: parseBody(text),
+      text,
+      retryAfterMs: retryAfter,
+    };
   } catch (error) {
     return { kind: "network", message: networkMessage(error) };
   }
@@ -251,15 +264,6 @@ function parseBody(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Retry-After is either delay-seconds or an HTTP date. */
-function parseRetryAfter(header: string | null): number | undefined {
-  if (header === null || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  if (Number.isNaN(ms)) return undefined;
-  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
 function networkMessage(error: unknown): string {

@@ -50,7 +50,9 @@ export const ELIGIBILITY_REASONS = [
   "before_collection_start",
 ] as const;
 export type EligibilityReason = (typeof ELIGIBILITY_REASONS)[number];
-export type EligibilityStatus = "eligible" | "ineligible_market_data_missing";
+/** The listing's eligibilityStatus values (spec section 3); the store writes them too. */
+export const ELIGIBILITY_STATUSES = ["eligible", "ineligible_market_data_missing"] as const;
+export type EligibilityStatus = (typeof ELIGIBILITY_STATUSES)[number];
 
 /**
  * What identifies a report within its organization (spec section 3), after exchange routing.
@@ -93,5 +95,5 @@ export function compareRecordKeys(a: RecordKey, b: RecordKey): number {
 }
 
 export function eligibilityStatusOf(reason: EligibilityReason | null): EligibilityStatus {
-  return reason === null ? "eligible" : "ineligible_market_data_missing";
+  return reason === null ? ELIGIBILITY_STATUSES[0] : ELIGIBILITY_STATUSES[1];
 }

@@ -1,17 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { serializerCompiler } from "fastify-type-provider-zod";
 import type { HttpConfig } from "../config.js";
 import { hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
+import type { Caller } from "../domain/caller.js";
 import type { Services } from "../services/index.js";
-import type { Caller } from "../services/submit-reports.js";
 import { errorBody, handleError, overloadedRetryAfter } from "./errors.js";
+import { openApiOptions } from "./openapi.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
+import { validatorCompiler } from "./zod-validation.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -94,6 +98,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
   });
 
+  // Routes declare Zod schemas: they validate queries, check responses and, collected by
+  // @fastify/swagger (registered before any route), make the OpenAPI document.
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  await app.register(swagger, openApiOptions);
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());

@@ -8,14 +8,6 @@ const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).fla
   name === "type" ? ["instrumentType", "type"] : [name],
 ) as (keyof ReportCsvItem)[];
 
-/** True when the client asks for CSV rather than JSON (`Accept: text/csv`). */
-export function prefersCsv(accept: string | undefined): boolean {
-  if (accept === undefined) return false;
-  const csv = accept.indexOf("text/csv");
-  const json = accept.indexOf("application/json");
-  return csv !== -1 && (json === -1 || csv < json);
-}
-
 /** CSV lines (RFC 4180, header row first) for the report items, chunk by chunk. */
 export async function* reportCsv(
   first: IteratorResult<ReportCsvItem[]>,

@@ -14,22 +14,37 @@ export const positiveInteger = (max: number, message: string) =>
 
 /** Query of GET /api/v1/reports. Unknown parameters are ignored. */
 export const listQuerySchema = z.object({
-  baseCoinId: storableText(200).optional(),
-  exchangeId: storableText(200).optional(),
-  dateGte: dateSchema.optional(),
-  dateLte: dateSchema.optional(),
-  page: positiveInteger(999_999_999, "Expected a positive integer").optional(),
-  pageSize: positiveInteger(
-    MAX_PAGE_SIZE,
-    `Expected an integer from 1 to ${MAX_PAGE_SIZE}`,
-  ).optional(),
+  baseCoinId: storableText(200)
+    .optional()
+    .meta({ description: "Only this base coin (project) id", example: "chainlink" }),
+  exchangeId: storableText(200)
+    .optional()
+    .meta({ description: "Only this exchange id", example: "binance" }),
+  dateGte: dateSchema.optional().meta({
+    description: "Only reports dated on or after this day (YYYY-MM-DD)",
+    example: "2026-11-01",
+  }),
+  dateLte: dateSchema.optional().meta({
+    description: "Only reports dated on or before this day (YYYY-MM-DD)",
+    example: "2026-11-21",
+  }),
+  page: positiveInteger(999_999_999, "Expected a positive integer").optional().meta({
+    description:
+      "Page number, from 1 (default 1). With Accept: text/csv, that page only; without it, every matching report",
+    example: "1",
+  }),
+  pageSize: positiveInteger(MAX_PAGE_SIZE, `Expected an integer from 1 to ${MAX_PAGE_SIZE}`)
+    .optional()
+    .meta({
+      description: `Reports per page, 1 to ${MAX_PAGE_SIZE} (default ${MAX_PAGE_SIZE})`,
+      example: "100",
+    }),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export const reportPageSchema = z.object({
-  page: z.number().int(),
-  totalPages: z.number().int(),
-  totalCount: z.number().int(),
+  page: z.number().int().meta({ description: "This page's number, from 1" }),
+  totalPages: z.number().int().meta({ description: "Pages at this pageSize" }),
+  totalCount: z.number().int().meta({ description: "Reports matching the filters" }),
   items: z.array(reportItemSchema),
 });
-export type ReportPage = z.infer<typeof reportPageSchema>;

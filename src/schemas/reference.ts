@@ -1,31 +1,48 @@
 import { z } from "zod";
 import { SUBMISSION_TYPES } from "../domain/report.js";
 
-export const projectSchema = z.object({
-  id: z.string().meta({ example: "chainlink" }),
+const projectSchema = z.object({
+  id: z.string().meta({ example: "chainlink", description: "Base coin (project) id" }),
   symbol: z.string().meta({ example: "LINK" }),
   name: z.string().meta({ example: "Chainlink" }),
-  engagementType: z.enum(SUBMISSION_TYPES),
-  engagedSince: z.string().meta({ format: "date", example: "2026-07-01" }),
-  engagedUntil: z.string().nullable().meta({ format: "date", example: null }),
+  engagementType: z
+    .enum(SUBMISSION_TYPES)
+    .meta({ description: "The submission type reports of this project carry" }),
+  engagedSince: z
+    .string()
+    .meta({ format: "date", example: "2026-07-01", description: "First day of the engagement" }),
+  engagedUntil: z.string().nullable().meta({
+    format: "date",
+    example: null,
+    description: "Last day of the engagement; null when open-ended",
+  }),
 });
 export const projectsResponseSchema = z.object({ items: z.array(projectSchema) });
-export type ProjectsResponse = z.infer<typeof projectsResponseSchema>;
 
-export const exchangeItemSchema = z.object({
+const exchangeItemSchema = z.object({
   id: z.string().meta({ example: "binance_futures" }),
   name: z.string().meta({ example: "Binance (Futures)" }),
-  spot: z.boolean(),
-  derivatives: z.boolean(),
-  marketData: z.boolean(),
-  group: z.string().meta({ example: "binance" }),
+  spot: z.boolean().meta({ description: "Spot markets are supported" }),
+  derivatives: z.boolean().meta({ description: "Derivatives (perp) markets are supported" }),
+  marketData: z
+    .boolean()
+    .meta({ description: "Market data is collected (else every report is ineligible)" }),
+  group: z.string().meta({
+    example: "binance",
+    description: "Venue family: v1 reports are routed to the group's spot or perp exchange",
+  }),
 });
 export const exchangesResponseSchema = z.object({ items: z.array(exchangeItemSchema) });
-export type ExchangesResponse = z.infer<typeof exchangesResponseSchema>;
 
 export const statusSchema = z.object({ status: z.literal("ok") });
 
-export const problemSchema = z.object({ path: z.string().optional(), message: z.string() });
+const problemSchema = z.object({
+  path: z
+    .string()
+    .optional()
+    .meta({ description: "Where: data.<record index>.<field>, or the query parameter" }),
+  message: z.string(),
+});
 export const badRequestSchema = z.object({
   statusCode: z.literal(400),
   error: z.literal("Bad Request"),

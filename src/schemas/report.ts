@@ -2,6 +2,8 @@ import { z } from "zod";
 import { isCalendarDate } from "../domain/dates.js";
 import {
   ELIGIBILITY_REASONS,
+  ELIGIBILITY_STATUSES,
+  type EligibilityReason,
   INSTRUMENT_TYPES,
   METRICS,
   type Metric,
@@ -11,7 +13,6 @@ import {
   type V1Metric,
   V2_ONLY_METRICS,
 } from "../domain/report.js";
-import "./zod-messages.js";
 import { storableText } from "./text.js";
 
 export const MAX_V2_BATCH = 300;
@@ -25,18 +26,67 @@ export const dateSchema = z
 
 const idSchema = storableText(MAX_ID_LENGTH);
 
+const depth = (band: string) =>
+  `Depth at ${band}, in USD (bps: basis points from the mid price; 50 bps = 0.5 %)`;
+
+/** What each metric means and its unit (spec 2.1): every consumer of the schema sees it. */
+export const METRIC_DESCRIPTIONS: Record<Metric, string> = {
+  bidDepth50: `Bid ${depth("50 bps")}`,
+  askDepth50: `Ask ${depth("50 bps")}`,
+  bidDepth100: `Bid ${depth("100 bps")}`,
+  askDepth100: `Ask ${depth("100 bps")}`,
+  bidDepth200: `Bid ${depth("200 bps")}`,
+  askDepth200: `Ask ${depth("200 bps")}`,
+  bidAskDepth50: `Total (bid + ask) ${depth("50 bps")}; bid and ask separately are preferred`,
+  bidAskDepth100: `Total (bid + ask) ${depth("100 bps")}; bid and ask separately are preferred`,
+  bidAskDepth200: `Total (bid + ask) ${depth("200 bps")}; bid and ask separately are preferred`,
+  bidAskSpread: "Bid-ask spread as a percentage, 0 to 100: 0.5 means 0.5 % (not 0.005)",
+  orderFillVolumeMaker: "Maker order fill volume, in USD",
+  orderFillVolumeTaker: "Taker order fill volume, in USD",
+  bidDepthTob: "Bid depth at the top of book, in USD",
+  bidDepth10: `Bid ${depth("10 bps")}`,
+  bidDepth25: `Bid ${depth("25 bps")}`,
+  askDepthTob: "Ask depth at the top of book, in USD",
+  askDepth10: `Ask ${depth("10 bps")}`,
+  askDepth25: `Ask ${depth("25 bps")}`,
+  topOfBookPercentage:
+    "Share of instances the market maker was top of book, as a percentage, 0 to 100: 0.5 means 0.5 %",
+  orderFillVolumeMakerTob: "Maker fill volume executed from the top of book, in USD",
+};
+
 function metricSchema(metric: Metric) {
   const base = z.number().min(0);
-  return PERCENTAGE_METRICS.has(metric) ? base.max(100) : base;
+  return (PERCENTAGE_METRICS.has(metric) ? base.max(100) : base).meta({
+    description: METRIC_DESCRIPTIONS[metric],
+  });
 }
 
+const QUOTE_RULE =
+  "At least one of quoteCoinId and quoteCoinSymbol; when quoteCoinId is set it decides the quote";
+
 const recordIdentity = {
-  date: dateSchema,
-  exchangeId: idSchema.meta({ example: "binance" }),
-  baseCoinId: idSchema.meta({ example: "chainlink" }),
-  quoteCoinId: idSchema.nullish().meta({ example: "tether" }),
-  quoteCoinSymbol: idSchema.nullish().meta({ example: "USD" }),
+  date: dateSchema.meta({ description: "Trading date (UTC), YYYY-MM-DD" }),
+  exchangeId: idSchema.meta({
+    example: "binance",
+    description: "Exchange id (GET /api/v1/exchanges)",
+  }),
+  baseCoinId: idSchema.meta({ example: "chainlink", description: "Base coin (project) id" }),
+  quoteCoinId: idSchema.nullish().meta({
+    example: "tether",
+    description: `Quote coin id, for pairs against crypto. ${QUOTE_RULE}`,
+  }),
+  quoteCoinSymbol: idSchema
+    .nullish()
+    .meta({ example: "USD", description: `Quote symbol, for pairs against fiat. ${QUOTE_RULE}` }),
 };
+
+const instrumentTypeSchema = z
+  .enum(INSTRUMENT_TYPES)
+  .meta({ description: "spot, or perp (perpetual futures)" });
+const submissionTypeSchema = z.enum(SUBMISSION_TYPES).meta({
+  description:
+    "project: loan plus call option, or retainer plus working capital engagements; exchange: exchange engagements; prop: prop trading",
+});
 
 function metricShape<const M extends readonly Metric[], S extends z.ZodType>(
   metrics: M,
@@ -49,8 +99,8 @@ function metricShape<const M extends readonly Metric[], S extends z.ZodType>(
 export const v2RecordSchema = z.object({
   ...recordIdentity,
   ...metricShape(METRICS, metricSchema),
-  instrumentType: z.enum(INSTRUMENT_TYPES),
-  type: z.enum(SUBMISSION_TYPES),
+  instrumentType: instrumentTypeSchema,
+  type: submissionTypeSchema,
 });
 
 const V1_DEFAULTS: Record<V1Metric, number> = {
@@ -72,27 +122,53 @@ export function submissionBodySchema(record: z.ZodType, maxRecords: number) {
 }
 
 export const submissionResultSchema = z.object({
-  createdCount: z.number().int().meta({ example: 290 }),
-  updatedCount: z.number().int().meta({ example: 10 }),
+  createdCount: z.number().int().meta({ example: 290, description: "Records new to their key" }),
+  updatedCount: z
+    .number()
+    .int()
+    .meta({ example: 10, description: "Records that replaced the last version of their key" }),
 });
 export type SubmissionResult = z.infer<typeof submissionResultSchema>;
 
-const nullableMetrics = metricShape(V2_ONLY_METRICS, () => z.number().nullable());
+const nullableMetrics = metricShape(V2_ONLY_METRICS, (m) =>
+  z
+    .number()
+    .nullable()
+    .meta({ description: `${METRIC_DESCRIPTIONS[m]}. Null for a report submitted through v1` }),
+);
+
+/** Why a report is ineligible (spec section 3), in order of precedence. */
+export const ELIGIBILITY_REASON_DESCRIPTIONS: Record<EligibilityReason, string> = {
+  exchange_market_data_missing: "No market data is collected for the exchange",
+  base_not_traded: "The base coin is not traded on the exchange (for this instrument type)",
+  pair_not_found: "The pair (base and quote) does not exist on the exchange",
+  before_collection_start: "The report's date is before market data collection began for the pair",
+};
+
+const eligibilityReasonSchema = z
+  .enum(ELIGIBILITY_REASONS)
+  .nullable()
+  .meta({
+    description: `Null when eligible. ${ELIGIBILITY_REASONS.map((r) => `${r}: ${ELIGIBILITY_REASON_DESCRIPTIONS[r]}`).join("; ")}`,
+  });
 
 /** One item of the report listing (spec 2.3). */
 export const reportItemSchema = z.object({
-  date: z.string(),
+  date: z.string().meta({ format: "date", description: "Trading date, YYYY-MM-DD" }),
   exchangeId: z.string(),
   exchangeName: z.string(),
   baseCoinId: z.string(),
   baseCoinSymbol: z.string(),
-  quoteCoinId: z.string().optional(),
-  quoteCoinSymbol: z.string().optional(),
-  ...metricShape(V1_METRICS, () => z.number()),
-  type: z.enum(SUBMISSION_TYPES).nullable(),
+  quoteCoinId: z.string().optional().meta({ description: "Present when submitted" }),
+  quoteCoinSymbol: z.string().optional().meta({ description: "Present when submitted" }),
+  ...metricShape(V1_METRICS, (m) => z.number().meta({ description: METRIC_DESCRIPTIONS[m] })),
+  type: submissionTypeSchema.nullable(),
   ...nullableMetrics,
-  eligibilityStatus: z.enum(["eligible", "ineligible_market_data_missing"]),
-  eligibilityReason: z.enum(ELIGIBILITY_REASONS).nullable(),
+  eligibilityStatus: z.enum(ELIGIBILITY_STATUSES).meta({
+    description:
+      "eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason",
+  }),
+  eligibilityReason: eligibilityReasonSchema,
 });
 export type ReportItem = z.infer<typeof reportItemSchema>;
 

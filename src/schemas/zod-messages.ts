@@ -1,11 +1,13 @@
-import { z } from "zod";
+import type { z } from "zod";
 
 /**
  * The specification quotes Zod 3's message texts ("Required", "Expected number, received
  * string", "Number must be less than or equal to 100", ...). Zod 4 words them differently, so
- * this one error map, installed for the whole process, reproduces Zod 3's wording.
+ * this error map reproduces Zod 3's wording. It is passed to each parse of outside input
+ * (`schema.safeParse(input, zod3Messages)`), never installed for the whole process: importing
+ * a schema changes nothing else, and a parse that wants Zod's own texts still gets them.
  */
-export function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
+function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
   // A missing field is "Required" whatever its schema (Zod 4 reports a missing enum as a bad
   // value rather than a bad type).
   if (
@@ -66,4 +68,7 @@ function receivedType(input: unknown): string {
   return typeof input;
 }
 
-z.config({ customError: zod3Message });
+/** Parse parameters that word every message as the specification quotes them. */
+export const zod3Messages = {
+  error: zod3Message,
+} as const satisfies z.core.ParseContext<z.core.$ZodIssue>;

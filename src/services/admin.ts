@@ -8,6 +8,7 @@ import { ReferenceData } from "../domain/reference-data.js";
 import { SUBMISSION_TYPES } from "../domain/report.js";
 import { problemsOf } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
+import { zod3Messages } from "../schemas/zod-messages.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
@@ -37,7 +38,7 @@ const engagementInput = z
   });
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input);
+  const parsed = schema.safeParse(input, zod3Messages);
   if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
   return parsed.data;
 }

@@ -1,7 +1,7 @@
 import { hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
+import type { Caller } from "../domain/caller.js";
 import { AuthenticationError } from "../domain/errors.js";
 import type { OrganizationStore } from "../store/organization-store.js";
-import type { Caller } from "./submit-reports.js";
 
 const TOUCH_EVERY_MS = 60_000;
 
@@ -27,5 +27,3 @@ export function createAuthenticator(deps: { organizations: OrganizationStore; no
     return { organizationId: record.organizationId, apiKeyId: record.id };
   };
 }
-
-export type Authenticate = ReturnType<typeof createAuthenticator>;

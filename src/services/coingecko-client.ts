@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { backoffMs, sleep as defaultSleep, retryAfterMs } from "../retry.js";
 
 export const COINGECKO_PUBLIC_BASE_URL = "https://api.coingecko.com/api/v3";
 export const COINGECKO_PRO_BASE_URL = "https://pro-api.coingecko.com/api/v3";
@@ -138,8 +139,6 @@ export function networkFailure(error: unknown, url: string, timeoutMs: number): 
   return detail ? `${message}: ${detail}` : message;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): CoinGeckoClient {
   const keyType = options.keyType ?? "demo";
   const baseUrl = (
@@ -212,7 +211,8 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
           response.status,
         );
       }
-      const delayMs = retryAfterMs(response.headers.get("retry-after")) ?? backoff(attempt);
+      const delayMs =
+        retryAfterMs(response.headers.get("retry-after"), RETRY_AFTER_CAP_MS) ?? backoff(attempt);
       options.onRetry?.({ url, attempt: attempt + 1, delayMs, status: response.status });
       await sleep(delayMs);
     }
@@ -248,16 +248,7 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
 }
 
 function backoff(attempt: number): number {
-  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
-}
-
-/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  if (Number.isNaN(ms)) return undefined;
-  return Math.min(RETRY_AFTER_CAP_MS, Math.max(0, ms));
+  return backoffMs(attempt + 1, { baseMs: BACKOFF_BASE_MS, capMs: BACKOFF_CAP_MS });
 }
 
 function excerpt(text: string): string {

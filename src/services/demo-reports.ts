@@ -4,32 +4,14 @@ import type { v2RecordSchema } from "../schemas/report.js";
  * Deterministic demo report generator: plausible v2 submission records (spec 2.1) for the
  * engagements of one organization of the bundled demo fixture. Same input, same output, so
  * the demo data set (and any test built on it) never changes between runs.
- *
- * The fixture types below are the subset of the fixture file (CONTRACT section 3) this
- * generator reads; they are kept local so the generator does not depend on the loader.
  */
 
+import { isCalendarDate } from "../domain/dates.js";
 import type { InstrumentType, SubmissionType } from "../domain/report.js";
+import type { Fixture } from "../schemas/fixture.js";
 
-export interface DemoFixture {
-  exchanges: { id: string; spot: boolean; derivatives: boolean; marketData: boolean }[];
-  markets: {
-    exchangeId: string;
-    baseCoinId: string;
-    quoteCoinId?: string;
-    quoteSymbol?: string;
-    instrumentType: InstrumentType;
-  }[];
-  organizations: {
-    id: string;
-    engagements: {
-      baseCoinId: string;
-      type: SubmissionType;
-      since: string;
-      until: string | null;
-    }[];
-  }[];
-}
+/** The part of the fixture file (CONTRACT section 3) the generator reads. */
+export type DemoFixture = Pick<Fixture, "exchanges" | "markets" | "organizations">;
 
 /** A v2 submission record (spec 2.1), as the schema that validates it defines it. */
 export type DemoReport = z.input<typeof v2RecordSchema>;
@@ -206,12 +188,8 @@ function makeReport(
 }
 
 function parseDate(value: string): number {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : NaN;
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) {
-    throw new Error(`Invalid date '${value}', expected YYYY-MM-DD`);
-  }
-  return ms;
+  if (!isCalendarDate(value)) throw new Error(`Invalid date '${value}', expected YYYY-MM-DD`);
+  return Date.parse(`${value}T00:00:00Z`);
 }
 
 function sortKey(r: DemoReport): string[] {

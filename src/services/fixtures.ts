@@ -13,6 +13,7 @@ import {
   organizationSchema,
 } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
+import { zod3Messages } from "../schemas/zod-messages.js";
 import { createEligibilityStore } from "../store/eligibility-store.js";
 import { createOrganizationStore } from "../store/organization-store.js";
 import { createReferenceStore } from "../store/reference-store.js";
@@ -37,7 +38,7 @@ type FixtureEntries = {
  * entries are malformed, over the well-formed ones, so that one load lists every problem.
  */
 export function parseFixture(input: unknown, known: ReferenceSnapshot): Fixture {
-  const parsed = fixtureSchema.safeParse(input);
+  const parsed = fixtureSchema.safeParse(input, zod3Messages);
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   problems.push(...crossEntryProblems(parsed.success ? parsed.data : entriesOf(input), known));
   if (!parsed.success || problems.length > 0) throw new ValidationError(problems);
@@ -50,7 +51,9 @@ function entriesOf(input: unknown): FixtureEntries {
     typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
   const section = <T>(name: string, schema: z.ZodType<T>): Entries<T> => {
     const list = record[name];
-    return Array.isArray(list) ? list.map((entry) => schema.safeParse(entry).data) : [];
+    return Array.isArray(list)
+      ? list.map((entry) => schema.safeParse(entry, zod3Messages).data)
+      : [];
   };
   return {
     coins: section("coins", coinSchema),

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { Caller } from "../domain/caller.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
@@ -14,7 +15,7 @@ import { createAuthenticator } from "./authenticate.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
-import { type Caller, submitReports } from "./submit-reports.js";
+import { submitReports } from "./submit-reports.js";
 
 export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
 

@@ -1,3 +1,4 @@
+import type { Caller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import type { ReferenceData } from "../domain/reference-data.js";
 import {
@@ -11,10 +12,9 @@ import {
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportCsvItem, ReportItem } from "../schemas/report.js";
 import type { OrganizationStore } from "../store/organization-store.js";
-import type { ListFilter, ReportListing, StoredReport } from "../store/report-listing.js";
+import type { ListFilter, PageItem, ReportListing, StoredReport } from "../store/report-listing.js";
 import { metricColumn } from "../store/report-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
-import type { Caller } from "./submit-reports.js";
 
 export type ListDeps = {
   listing: ReportListing;
@@ -24,24 +24,30 @@ export type ListDeps = {
 };
 
 /**
- * One page of the caller's reports whose base coin has an engagement with the caller's
- * organization that is active today, filtered and paged (spec 4.4), as the JSON text of the
- * response: its items come from the database already written as JSON, so a 500-item page is
- * not parsed and printed again here.
+ * The caller's reports whose base coin has an engagement with the caller's organization that
+ * is active today, filtered and paged (spec 4.4), as the JSON text of the response: its items
+ * come from the database already written as JSON, so a 500-item page is not parsed and
+ * printed again here.
  */
 export async function listReportsJson(
   deps: ListDeps,
   caller: Caller,
   query: ListQuery,
 ): Promise<string> {
-  const { page, pageSize, offset } = pagingOf(query);
+  const { page, pageSize } = pagingOf(query);
   const filter = await filterFor(deps, caller, query);
   const [totalCount, items] = await Promise.all([
     deps.listing.count(filter),
-    deps.listing.pageJson(filter, pageSize, offset),
+    pageItems(deps, filter, query),
   ]);
   const totalPages = Math.ceil(totalCount / pageSize);
-  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.join(",")}]}`;
+  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => i.item).join(",")}]}`;
+}
+
+/** The one page query (JSON and CSV alike): each item as its JSON text. */
+function pageItems(deps: ListDeps, filter: ListFilter, query: ListQuery): Promise<PageItem[]> {
+  const { pageSize, offset } = pagingOf(query);
+  return deps.listing.pageJson(filter, pageSize, offset);
 }
 
 function pagingOf(query: ListQuery) {
@@ -62,16 +68,18 @@ export async function* exportReports(
   query: ListQuery,
 ): AsyncGenerator<ReportCsvItem[]> {
   const filter = await filterFor(deps, caller, query);
+  if (query.page !== undefined) {
+    const items = await pageItems(deps, filter, query);
+    yield items.map(
+      ({ item, instrumentType }) => ({ ...JSON.parse(item), instrumentType }) as ReportCsvItem,
+    );
+    return;
+  }
   const ref = await deps.referenceData.current();
   const toCsvItem = (row: StoredReport): ReportCsvItem => ({
     ...toItem(row, ref),
     instrumentType: row.instrument_type as InstrumentType,
   });
-  if (query.page !== undefined) {
-    const { pageSize, offset } = pagingOf(query);
-    yield (await deps.listing.page(filter, pageSize, offset)).map(toCsvItem);
-    return;
-  }
   let cursor: StoredReport | undefined;
   for (;;) {
     const rows = await deps.listing.after(filter, EXPORT_CHUNK, cursor);

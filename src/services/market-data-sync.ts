@@ -8,7 +8,6 @@ import type {
 
 /** Coins, exchanges and markets in the fixture format (CONTRACT.md section 3). */
 export type ReferenceDataSet = Pick<Fixture, "coins" | "exchanges" | "markets">;
-export type ReferenceCoin = ReferenceDataSet["coins"][number];
 export type ReferenceExchange = ReferenceDataSet["exchanges"][number];
 export type ReferenceMarket = ReferenceDataSet["markets"][number];
 

@@ -1,3 +1,4 @@
+import type { Caller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import type { Market, ReferenceData } from "../domain/reference-data.js";
 import {
@@ -8,7 +9,6 @@ import {
 } from "../schemas/markets.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
-import type { Caller } from "./submit-reports.js";
 
 /** GET /api/v1/projects: the projects the caller's organization is engaged with today. */
 export async function listProjects(

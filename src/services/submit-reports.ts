@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Caller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import { UnavailableError } from "../domain/errors.js";
 import { compareRecordKeys, type SchemaVersion } from "../domain/report.js";
@@ -6,8 +7,6 @@ import type { SubmissionResult } from "../schemas/report.js";
 import type { ReportStore } from "../store/report-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 import { validateBatch } from "./validate-batch.js";
-
-export type Caller = { organizationId: string; apiKeyId: string | null };
 
 export type SubmitDeps = {
   reports: ReportStore;

@@ -29,6 +29,7 @@ import {
   v1RecordSchema,
   v2RecordSchema,
 } from "../schemas/report.js";
+import { zod3Messages } from "../schemas/zod-messages.js";
 
 const bodyShape = {
   1: submissionBodySchema(zod.unknown(), MAX_V1_BATCH),
@@ -57,7 +58,7 @@ export function validateBatch(
   ref: ReferenceData,
   today: string,
 ): Report[] {
-  const shape = bodyShape[version].safeParse(body);
+  const shape = bodyShape[version].safeParse(body, zod3Messages);
   if (!shape.success) throw new ValidationError(problemsOf(shape.error));
 
   const problems: Problem[] = [];
@@ -93,7 +94,7 @@ function validateRecord(
   ref: ReferenceData,
   today: string,
 ): { report: Report } | { problems: FieldProblem[] } {
-  const parsed = recordSchemas[version].safeParse(raw);
+  const parsed = recordSchemas[version].safeParse(raw, zod3Messages);
   if (parsed.success) return checkRules(version, parsed.data, ref, today);
 
   // Report the reference-data and date problems of the fields that are well-formed too, so

@@ -1,7 +1,14 @@
 import { type Kysely, sql } from "kysely";
 import type { MarketPair } from "../domain/eligibility.js";
-import type { EligibilityReason, InstrumentType } from "../domain/report.js";
+import {
+  ELIGIBILITY_STATUSES,
+  type EligibilityReason,
+  type InstrumentType,
+} from "../domain/report.js";
 import type { Tables } from "./tables.js";
+
+// The status strings come from the domain, as parameters: defined once, not restated in SQL.
+const [ELIGIBLE, INELIGIBLE] = ELIGIBILITY_STATUSES;
 
 /** The eligibility of every report of one market pair, split at the pair's collection start. */
 export type PairEligibility = {
@@ -60,8 +67,8 @@ export function createEligibilityStore(db: Kysely<Tables>) {
             and (r.quote_coin_id is null) = g.by_symbol
         )
         update reports r set eligibility_reason = t.reason,
-          eligibility_status = case when t.reason is null then 'eligible'
-            else 'ineligible_market_data_missing' end
+          eligibility_status = case when t.reason is null then ${ELIGIBLE}::text
+            else ${INELIGIBLE}::text end
         from target t
         where r.id = t.id and r.eligibility_reason is distinct from t.reason`.execute(db);
       return Number(result.numAffectedRows ?? 0);

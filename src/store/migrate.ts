@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { type Kysely, sql } from "kysely";
+import { script } from "./pglite-dialect.js";
 import type { Tables } from "./tables.js";
 
 const MIGRATIONS_DIR = new URL("../../migrations/", import.meta.url);
@@ -22,7 +23,7 @@ export async function migrate(db: Kysely<Tables>): Promise<string[]> {
     const pending = files.filter((file) => !applied.has(file));
     for (const file of pending) {
       const text = await readFile(new URL(file, MIGRATIONS_DIR), "utf8");
-      await sql.raw(text).execute(trx);
+      await script(text).execute(trx);
       await sql`insert into schema_migrations (name) values (${file})`.execute(trx);
     }
     return pending;

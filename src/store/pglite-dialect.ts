@@ -9,7 +9,21 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
+  type RawBuilder,
+  sql,
 } from "kysely";
+
+const SCRIPT = "/* script: several statements */\n";
+
+/**
+ * SQL text of several statements (a migration file), run as one script. PostgreSQL (pg) runs
+ * a query without parameters through the simple protocol, which takes several statements;
+ * PGlite's `query` (the extended protocol) refuses them, so this dialect sends text marked as
+ * a script to `exec` instead, and every other query, with or without parameters, to `query`.
+ */
+export function script(text: string): RawBuilder<unknown> {
+  return sql.raw(`${SCRIPT}${text}`);
+}
 
 /**
  * Kysely dialect over an embedded PGlite instance.
@@ -75,12 +89,9 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite | Transaction) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    // Without parameters the simple protocol runs, which also takes several statements
-    // (migrations); PGlite's extended protocol would refuse them.
-    const result =
-      query.parameters.length === 0
-        ? lastOf(await this.pglite.exec(query.sql))
-        : await this.pglite.query<R>(query.sql, query.parameters as unknown[]);
+    const result = query.sql.startsWith(SCRIPT)
+      ? lastOf(await this.pglite.exec(query.sql))
+      : await this.pglite.query<R>(query.sql, query.parameters as unknown[]);
     return {
       rows: result.rows as R[],
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),

@@ -1,6 +1,12 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { addDays, addMonths, wholeMonthsWithin } from "../domain/dates.js";
-import { METRICS, type Metric, V1_METRICS, V2_ONLY_METRICS } from "../domain/report.js";
+import {
+  type InstrumentType,
+  METRICS,
+  type Metric,
+  V1_METRICS,
+  V2_ONLY_METRICS,
+} from "../domain/report.js";
 import { metricColumn } from "./report-store.js";
 import type { ReportRow, Tables } from "./tables.js";
 
@@ -12,6 +18,12 @@ export type ListFilter = {
   dateGte?: string;
   dateLte?: string;
 };
+
+/**
+ * A listing item's JSON text, with the record key's instrument type beside it: the JSON item
+ * has none (spec 2.3), the CSV export carries it so that a file can be submitted again.
+ */
+export type PageItem = { item: string; instrumentType: InstrumentType };
 
 export type StoredReport = Omit<ReportRow, "id" | "created_at" | "updated_at">;
 
@@ -132,48 +144,30 @@ export function createReportListing(db: Kysely<Tables>) {
     },
 
     /**
-     * One page in listing order. The offset is walked over the key index alone (the inner
-     * select reads only indexed columns and the included id), and only the page's rows are
-     * then fetched: a deep page costs an index walk, not a heap read per skipped row.
-     */
-    async page(filter: ListFilter, limit: number, offset: number): Promise<StoredReport[]> {
-      if (filter.baseCoinIds.length === 0) return [];
-      const r = await sql<StoredReport>`
-        with page as (
-          select id, date, exchange_id, base_coin_id, quote_key, instrument_type
-          from reports where ${where(filter)}
-          order by ${ORDER}
-          limit ${limit} offset ${offset}
-        )
-        select ${selected} from page p join reports r on r.id = p.id
-        order by p.date desc, p.exchange_id, p.base_coin_id, p.quote_key, p.instrument_type`.execute(
-        db,
-      );
-      return r.rows;
-    },
-
-    /**
-     * The same page as `page`, each report already written as its listing item's JSON text
+     * One page in listing order, each report already written as its listing item's JSON text
      * (the shape of `reportItemSchema`). Parsing 30 columns per row into numbers and printing
      * them back as JSON cost most of a page's time in Node; PostgreSQL prints them anyway.
+     * The offset is walked over the key index alone (the inner select reads only indexed
+     * columns and the included id), and only the page's rows are then fetched: a deep page
+     * costs an index walk, not a heap read per skipped row.
      */
-    async pageJson(filter: ListFilter, limit: number, offset: number): Promise<string[]> {
+    async pageJson(filter: ListFilter, limit: number, offset: number): Promise<PageItem[]> {
       if (filter.baseCoinIds.length === 0) return [];
-      const r = await sql<{ item: string }>`
+      const r = await sql<PageItem>`
         with page as (
           select id, date, exchange_id, base_coin_id, quote_key, instrument_type
           from reports where ${where(filter)}
           order by ${ORDER}
           limit ${limit} offset ${offset}
         )
-        select ${ITEM_JSON} as item
+        select ${ITEM_JSON} as item, r.instrument_type as "instrumentType"
         from page p join reports r on r.id = p.id
         left join exchanges e on e.id = r.exchange_id
         left join coins c on c.id = r.base_coin_id
         order by p.date desc, p.exchange_id, p.base_coin_id, p.quote_key, p.instrument_type`.execute(
         db,
       );
-      return r.rows.map((row) => row.item);
+      return r.rows;
     },
 
     /** The next `limit` reports after `cursor` (from the start without one): for exports. */

@@ -1,8 +1,10 @@
+import { retrying, settled } from "../retry.js";
+
 const TRANSIENT_CODES = new Set([
   "40001", // serialization_failure
   "40P01", // deadlock_detected
 ]);
-const MAX_ATTEMPTS = 4;
+const RETRIES = 3;
 
 /**
  * Runs `work` again when PostgreSQL aborted it for a conflict with a concurrent transaction,
@@ -10,14 +12,13 @@ const MAX_ATTEMPTS = 4;
  * a client. Other errors pass through at once.
  */
 export async function withTransientRetry<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !isTransient(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
-    }
-  }
+  const { outcome } = await retrying(() => settled(work), {
+    retries: RETRIES,
+    delayMs: (o, retry) =>
+      !o.ok && isTransient(o.error) ? 5 * retry + Math.random() * 20 : undefined,
+  });
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
 }
 
 function isTransient(error: unknown): boolean {

@@ -1,20 +1,42 @@
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { UnavailableError } from "../../domain/errors.js";
+import { statusSchema } from "../../schemas/reference.js";
 import type { Services } from "../../services/index.js";
+import { errorResponses } from "../openapi.js";
+
+const ok = (description: string) =>
+  statusSchema.meta({ description, examples: [{ status: "ok" }] });
 
 export function healthRoutes(services: Services) {
-  return async (app: FastifyInstance) => {
-    app.get("/healthz", async () => ({ status: "ok" }));
-    app.get("/readyz", async () => {
-      try {
-        await services.ready();
-      } catch (error) {
-        // Whatever keeps the database from answering (down, closed, pool ended), the probe's
-        // answer is "not ready": a 503, never a 500.
-        if (error instanceof UnavailableError) throw error;
-        throw new UnavailableError("database not reachable", { cause: error });
-      }
-      return { status: "ok" };
-    });
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+    const operations = { tags: ["operations"], security: [] };
+    app.get(
+      "/healthz",
+      { schema: { ...operations, summary: "Process is up", response: { 200: ok("Up") } } },
+      async () => ({ status: "ok" as const }),
+    );
+    app.get(
+      "/readyz",
+      {
+        schema: {
+          ...operations,
+          summary: "Database reachable",
+          response: { 200: ok("Ready"), 503: errorResponses[503] },
+        },
+      },
+      async () => {
+        try {
+          await services.ready();
+        } catch (error) {
+          // Whatever keeps the database from answering (down, closed, pool ended), the probe's
+          // answer is "not ready": a 503, never a 500.
+          if (error instanceof UnavailableError) throw error;
+          throw new UnavailableError("database not reachable", { cause: error });
+        }
+        return { status: "ok" as const };
+      },
+    );
   };
 }

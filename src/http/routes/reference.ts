@@ -1,17 +1,103 @@
 import type { FastifyInstance } from "fastify";
-import { ValidationError } from "../../domain/errors.js";
-import { marketsQuerySchema } from "../../schemas/markets.js";
-import { problemsOf } from "../../schemas/problems.js";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { marketsPageSchema, marketsQuerySchema } from "../../schemas/markets.js";
+import { exchangesResponseSchema, projectsResponseSchema } from "../../schemas/reference.js";
 import type { Services } from "../../services/index.js";
+import { badQueryResponse, errorResponses } from "../openapi.js";
+
+const projects = {
+  summary: "Projects the caller's organization is engaged with today",
+  tags: ["reference data"],
+  response: {
+    200: projectsResponseSchema.meta({
+      description: "Engaged projects",
+      examples: [
+        {
+          items: [
+            {
+              id: "chainlink",
+              symbol: "LINK",
+              name: "Chainlink",
+              engagementType: "project",
+              engagedSince: "2026-07-01",
+              engagedUntil: null,
+            },
+          ],
+        },
+      ],
+    }),
+    401: errorResponses[401],
+  },
+};
+
+const exchanges = {
+  summary: "Every supported exchange, with spot/derivatives support and venue family (group)",
+  tags: ["reference data"],
+  response: {
+    200: exchangesResponseSchema.meta({
+      description: "Exchanges",
+      examples: [
+        {
+          items: [
+            {
+              id: "binance_futures",
+              name: "Binance (Futures)",
+              spot: false,
+              derivatives: true,
+              marketData: true,
+              group: "binance",
+            },
+          ],
+        },
+      ],
+    }),
+    401: errorResponses[401],
+  },
+};
+
+const markets = {
+  summary: "Markets with market data, and from when: check a pair before submitting",
+  description:
+    "Every market on an exchange with market data, ordered by exchangeId, baseCoinId, instrumentType and quoteSymbol, paged. A report is eligible when its pair is listed here and its date is on or after `collectedSince`.",
+  tags: ["reference data"],
+  querystring: marketsQuerySchema,
+  response: {
+    200: marketsPageSchema.meta({
+      description: "One page of markets",
+      examples: [
+        {
+          page: 1,
+          totalPages: 1,
+          totalCount: 1,
+          items: [
+            {
+              exchangeId: "binance",
+              baseCoinId: "chainlink",
+              quoteCoinId: "tether",
+              quoteSymbol: "USDT",
+              instrumentType: "spot",
+              collectedSince: "2024-01-01",
+            },
+          ],
+        },
+      ],
+    }),
+    400: badQueryResponse,
+    401: errorResponses[401],
+    429: errorResponses[429],
+    503: errorResponses[503],
+  },
+};
 
 export function referenceRoutes(services: Services) {
-  return async (app: FastifyInstance) => {
-    app.get("/api/v1/projects", (request) => services.listProjects(request.caller));
-    app.get("/api/v1/exchanges", () => services.listExchanges());
-    app.get("/api/v1/markets", (request) => {
-      const query = marketsQuerySchema.safeParse(request.query);
-      if (!query.success) throw new ValidationError(problemsOf(query.error));
-      return services.listMarkets(query.data);
-    });
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+    app.get("/api/v1/projects", { schema: projects }, (request) =>
+      services.listProjects(request.caller),
+    );
+    app.get("/api/v1/exchanges", { schema: exchanges }, () => services.listExchanges());
+    app.get("/api/v1/markets", { schema: markets }, (request) =>
+      services.listMarkets(request.query),
+    );
   };
 }

@@ -1,35 +1,105 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
-import { listQuerySchema } from "../../schemas/list-query.js";
-import { problemsOf } from "../../schemas/problems.js";
+import { exampleReportPage, exampleV1Record, exampleV2Record } from "../../schemas/examples.js";
+import { listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
+import {
+  MAX_V1_BATCH,
+  MAX_V2_BATCH,
+  submissionBodySchema,
+  submissionResultSchema,
+  v1RecordSchema,
+  v2RecordSchema,
+} from "../../schemas/report.js";
 import type { Services } from "../../services/index.js";
-import { prefersCsv, reportCsv } from "../report-csv.js";
+import { prefersCsv } from "../negotiate.js";
+import { badQueryResponse, errorResponses } from "../openapi.js";
+import { reportCsv } from "../report-csv.js";
+
+const submission = {
+  1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
+  2: { record: v2RecordSchema, max: MAX_V2_BATCH, example: exampleV2Record },
+};
+
+const dryRunHeaders = z.object({
+  "x-dry-run": z.enum(["true", "false"]).optional().meta({
+    description:
+      "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
+    example: "true",
+  }),
+});
+
+function submissionSchema(version: SchemaVersion) {
+  const { record, max, example } = submission[version];
+  return {
+    summary: `Submit v${version} reports (1 to ${max} records)`,
+    description:
+      "Validates the whole batch, then creates or updates every record atomically: on any problem nothing is stored. A record key is date, exchange, base coin, quote coin (and instrument type in v2).",
+    tags: ["reports"],
+    // Documented here, checked by the service: every problem of a batch comes back at once,
+    // in record order, with the specified texts (see zod-validation.ts).
+    headers: dryRunHeaders,
+    body: submissionBodySchema(record, max).meta({ examples: [{ data: [example] }] }),
+    response: {
+      201: submissionResultSchema.meta({
+        description: "Stored (or, in a dry run, would be stored)",
+        examples: [{ createdCount: 1, updatedCount: 0 }],
+      }),
+      ...errorResponses,
+    },
+  };
+}
+
+const listSchema = {
+  summary: "List the caller's reports of projects with an active engagement",
+  description:
+    "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` (preferred by its q-value over application/json) streams every matching report as CSV.",
+  tags: ["reports"],
+  querystring: listQuerySchema,
+  response: {
+    200: {
+      description: "One page (JSON), or the matching reports (CSV)",
+      content: {
+        "application/json": { schema: reportPageSchema.meta({ examples: [exampleReportPage] }) },
+        "text/csv": {
+          schema: z.string().meta({ description: "Header row, then one row per report" }),
+        },
+      },
+    },
+    400: badQueryResponse,
+    401: errorResponses[401],
+    429: errorResponses[429],
+    503: errorResponses[503],
+  },
+};
 
 export function reportRoutes(services: Services) {
-  return async (app: FastifyInstance) => {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
     for (const version of [1, 2] as SchemaVersion[]) {
-      app.post(`/api/v${version}/report`, async (request, reply) => {
-        const dryRun = dryRunOf(request.headers["x-dry-run"]);
-        const result = await services.submitReports(request.caller, {
-          version,
-          body: request.body,
-          dryRun,
-        });
-        return reply.code(201).send(result);
-      });
+      app.post(
+        `/api/v${version}/report`,
+        { schema: submissionSchema(version) },
+        async (request, reply) => {
+          const dryRun = dryRunOf(request.headers["x-dry-run"]);
+          const result = await services.submitReports(request.caller, {
+            version,
+            body: request.body,
+            dryRun,
+          });
+          return reply.code(201).send(result);
+        },
+      );
     }
-    app.get("/api/v1/reports", async (request, reply) => {
-      const query = listQuerySchema.safeParse(request.query);
-      if (!query.success) {
-        throw new ValidationError(problemsOf(query.error));
-      }
+    app.get("/api/v1/reports", { schema: listSchema }, async (request, reply) => {
       if (!prefersCsv(request.headers.accept)) {
-        const page = await services.listReportsJson(request.caller, query.data);
+        const page = await services.listReportsJson(request.caller, request.query);
         return reply.type("application/json; charset=utf-8").send(page);
       }
-      const chunks = services.exportReports(request.caller, query.data);
+      const chunks = services.exportReports(request.caller, request.query);
       // The first chunk is read before answering, so that a failure still gets a proper status.
       const first = await services.guard(() => chunks.next());
       return reply

@@ -1,0 +1,64 @@
+import type { BenchResults, IngestResults, ListingResults, Phase } from "./results.js";
+
+const TARGETS = ["postgres", "pglite"] as const;
+
+/** The results as the Markdown of bench/results/latest.md (and the README's performance section). */
+export function markdown(r: BenchResults): string {
+  const lines = [
+    `## Benchmark ${r.quick ? "(quick)" : ""} ${r.date}`,
+    "",
+    `Machine: ${JSON.stringify(r.machine)}; total ${r.totalSeconds} s`,
+    "",
+  ];
+  for (const target of TARGETS) {
+    const t = r[target];
+    if (t === undefined) continue;
+    if (t.ingest !== undefined) lines.push(...ingestLines(target, t.ingest));
+    if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function ingestLines(target: string, ingest: IngestResults): string[] {
+  const lines = [
+    `### ${target}: ingest (v2 batches of 300)`,
+    "",
+    "| phase | records/s | p50 ms | p99 ms | server CPU % |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [name, v] of Object.entries(ingest)) {
+    if (typeof v !== "object") continue;
+    const p: Phase = v;
+    lines.push(
+      `| ${name} | ${p.recordsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.serverCpuPercent ?? ""} |`,
+    );
+  }
+  lines.push(
+    "",
+    `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
+    "",
+  );
+  return lines;
+}
+
+function listingLines(target: string, listing: ListingResults): string[] {
+  const lines: string[] = [];
+  for (const [size, atSize] of Object.entries(listing.sizes)) {
+    lines.push(
+      `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
+      "",
+      "| query | p50 ms | p99 ms | totalCount |",
+      "|---|---:|---:|---:|",
+    );
+    for (const [name, q] of Object.entries(atSize.queries)) {
+      lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.totalCount} |`);
+    }
+    lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
+  }
+  if (listing.growthP50 !== undefined)
+    lines.push(
+      `Growth of p50 from the smaller to the larger table: ${JSON.stringify(listing.growthP50)}`,
+      "",
+    );
+  return lines;
+}

@@ -1,0 +1,58 @@
+/** What `npm run bench` measures, as written to bench/results/latest.json. */
+
+/** One ingest phase: throughput and per-batch latency. */
+export type Phase = {
+  records: number;
+  recordsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  serverCpuPercent?: number;
+  errors?: number;
+};
+
+export type IngestResults = {
+  http_1client_new: Phase;
+  http_4clients_new: Phase;
+  http_4clients_existing: Phase;
+  http_1client_existing: Phase;
+  serverPeakRssMb: number;
+  store_1client_new: Phase;
+  store_4clients_new: Phase;
+  perRecord_4clients_new: Phase;
+  /** HTTP over direct store calls, 4 clients, new keys (1 = no HTTP overhead). */
+  ratioToStore: number;
+  /** HTTP over one statement per record, 4 clients, new keys. */
+  ratioToPerRecord: number;
+};
+
+export type ListingQueryResult = {
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  totalCount: number;
+  errors: number;
+};
+
+/** The listing at one table size: each query of LISTING_QUERIES by name. */
+export type ListingAtSize = {
+  queries: Record<string, ListingQueryResult>;
+  serverPeakRssMb: number;
+};
+
+export type ListingResults = {
+  /** By table size (number of reports). */
+  sizes: Record<string, ListingAtSize>;
+  /** p50 at the larger size over p50 at the smaller one, by query (with two sizes). */
+  growthP50?: Record<string, number>;
+};
+
+export type TargetResults = { ingest?: IngestResults; listing?: ListingResults };
+
+export type BenchResults = {
+  date: string;
+  quick: boolean;
+  machine: { cores: number; cpu: string | undefined; node: string };
+  postgres?: TargetResults;
+  pglite?: TargetResults;
+  totalSeconds?: number;
+};

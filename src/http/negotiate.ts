@@ -1,0 +1,32 @@
+import Negotiator from "negotiator";
+
+const LISTING_TYPES = ["application/json", "text/csv"];
+
+/**
+ * True when the client prefers CSV to JSON by its `Accept` header, q-values included
+ * (`text/csv;q=0.1, application/json` is JSON). JSON stays the answer without a preference,
+ * for an `Accept` that names neither, and on a tie (JSON is listed first).
+ */
+export function prefersCsv(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  return (
+    new Negotiator({ headers: { accept: withoutParameters(accept) } }).mediaType(LISTING_TYPES) ===
+    "text/csv"
+  );
+}
+
+/**
+ * Drops media-range parameters other than q: the listing has one representation per type, so
+ * `text/csv; charset=utf-8` or `text/csv; header=present` still mean CSV (a negotiator would
+ * otherwise match them only to a type offered with the same parameters).
+ */
+function withoutParameters(accept: string): string {
+  return accept
+    .split(",")
+    .map((range) => {
+      const [type = "", ...parameters] = range.split(";");
+      const q = parameters.find((p) => /^\s*q\s*=/i.test(p));
+      return q === undefined ? type : `${type};${q.trim()}`;
+    })
+    .join(",");
+}

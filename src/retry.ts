@@ -1,0 +1,65 @@
+/**
+ * The one retry loop, back-off and `Retry-After` reading, shared by the outgoing adapters
+ * (CoinGecko, the submit client) and the store's transaction retries. p-retry was the library
+ * choice, but its current majors need Node 22 (README, Decisions).
+ */
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Exponential back-off: `baseMs` before the first retry, doubling, never above `capMs`. */
+export function backoffMs(retry: number, limits: { baseMs: number; capMs: number }): number {
+  return Math.min(limits.capMs, limits.baseMs * 2 ** (retry - 1));
+}
+
+/**
+ * `Retry-After` in delay-seconds or as an HTTP date, in milliseconds from `now`, within 0 and
+ * `capMs` (a day-long ban is not waited for blindly); undefined when absent or unreadable.
+ */
+export function retryAfterMs(
+  header: string | null | undefined,
+  capMs: number,
+  now = Date.now(),
+): number | undefined {
+  if (header === null || header === undefined || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
+  if (Number.isNaN(ms)) return undefined;
+  return Math.min(capMs, Math.max(0, ms));
+}
+
+export type RetryPolicy<T> = {
+  /** Retries after the first attempt. */
+  retries: number;
+  /** The wait before retry number `retry` (1-based) after `outcome`; undefined: final. */
+  delayMs(outcome: T, retry: number): number | undefined;
+  onRetry?(outcome: T, retry: number, delayMs: number): void;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+/**
+ * Runs `attempt` until its outcome is final or the retries are spent, and returns the last
+ * outcome with the number of attempts made. Errors are outcomes too: wrap with `settled`.
+ */
+export async function retrying<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy<T>,
+): Promise<{ outcome: T; attempts: number }> {
+  for (let attempts = 1; ; attempts++) {
+    const outcome = await attempt();
+    const delay = attempts > policy.retries ? undefined : policy.delayMs(outcome, attempts);
+    if (delay === undefined) return { outcome, attempts };
+    policy.onRetry?.(outcome, attempts, delay);
+    await (policy.sleep ?? sleep)(delay);
+  }
+}
+
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** `work`'s value or thrown error, as an outcome `retrying` can judge. */
+export async function settled<T>(work: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
