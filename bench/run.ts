@@ -12,6 +12,7 @@ import type { DatabaseConfig } from "../src/config.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
+import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { markdown } from "./report.js";
@@ -282,7 +283,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     const database = await openDatabase(target.config);
     if (have === 0) {
       await migrate(database.db);
-      await loadFixture(database.db, benchFixture(), new Date());
+      await loadFixture(createStores(database.db), benchFixture(), new Date());
     }
     await bulkGenerate(database.db, have, size, log);
     await database.close();

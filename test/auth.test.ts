@@ -100,7 +100,7 @@ describe("authentication", () => {
   it("refuses a key on the very next request after it is revoked through the store", async () => {
     const key = "to-be-revoked-key-0123456789";
     const organizations = createOrganizationStore(t.database.db);
-    await organizations.addApiKey(t.database.db, {
+    await organizations.addApiKey({
       organizationId: "acme",
       hash: hashApiKey(key),
       prefix: key.slice(0, 12),
@@ -108,18 +108,14 @@ describe("authentication", () => {
     });
     const before = await t.request({ method: "GET", url: "/api/v1/projects", key });
     expect(before.statusCode).toBe(200);
-    const revoked = await organizations.revokeApiKey(
-      t.database.db,
-      { hash: hashApiKey(key) },
-      new Date(),
-    );
+    const revoked = await organizations.revokeApiKey({ hash: hashApiKey(key) }, new Date());
     expect(revoked).toBe(1);
     expectUnauthorized(await t.request({ method: "GET", url: "/api/v1/projects", key }));
   });
 
   it("refuses a key on the very next request after revoked_at is set in SQL", async () => {
     const key = "sql-revoked-key-0123456789";
-    await createOrganizationStore(t.database.db).addApiKey(t.database.db, {
+    await createOrganizationStore(t.database.db).addApiKey({
       organizationId: "globex",
       hash: hashApiKey(key),
       prefix: key.slice(0, 12),

@@ -45,7 +45,7 @@ async function snapshot() {
 
 /** Loads `input` and returns the ValidationError it must be refused with. */
 async function refusal(input: unknown): Promise<ValidationError> {
-  const error = await loadFixture(t.database.db, input, new Date()).catch((e: unknown) => e);
+  const error = await loadFixture(t.database.stores, input, new Date()).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ValidationError);
   return error as ValidationError;
 }
@@ -72,13 +72,13 @@ describe("loading a fixture", () => {
       api_keys: 3,
       engagements: 4,
     });
-    const summary = await loadFixture(t.database.db, baseFixture(), new Date());
+    const summary = await loadFixture(t.database.stores, baseFixture(), new Date());
     expect(summary).toEqual({ changed: 0, eligibilityChanged: 0 });
     expect(await snapshot()).toEqual(before);
   });
 
   it("keeps a revoked key revoked and a live key live when loaded again", async () => {
-    await loadFixture(t.database.db, baseFixture(), new Date());
+    await loadFixture(t.database.stores, baseFixture(), new Date());
     const revoked = await t.request({
       method: "GET",
       url: "/api/v1/projects",
@@ -91,7 +91,7 @@ describe("loading a fixture", () => {
   it("counts what a new fixture changes and bumps the reference data version once", async () => {
     const before = await snapshot();
     const summary = await loadFixture(
-      t.database.db,
+      t.database.stores,
       { coins: [good.coin], exchanges: [good.exchange], organizations: [good.organization] },
       new Date(),
     );
@@ -100,7 +100,7 @@ describe("loading a fixture", () => {
     expect(after.version).toBe((before.version ?? 0) + 1);
     expect(after.counts.coins).toBe((before.counts.coins ?? 0) + 1);
     const again = await loadFixture(
-      t.database.db,
+      t.database.stores,
       { coins: [good.coin], exchanges: [good.exchange], organizations: [good.organization] },
       new Date(),
     );
@@ -365,15 +365,15 @@ describe("refusing a malformed fixture", () => {
     ];
     const adjacent = { id: "adjacent", name: "Adjacent", engagements };
     const fixture = { organizations: [adjacent] };
-    await loadFixture(t.database.db, fixture, new Date());
-    expect((await loadFixture(t.database.db, fixture, new Date())).changed).toBe(0);
+    await loadFixture(t.database.stores, fixture, new Date());
+    expect((await loadFixture(t.database.stores, fixture, new Date())).changed).toBe(0);
   });
 
   it("loads the bundled demo data", async () => {
     const demo = JSON.parse(
       await readFile(new URL("../demo/reference.json", import.meta.url), "utf8"),
     );
-    await expect(loadFixture(t.database.db, demo, new Date())).resolves.toBeDefined();
+    await expect(loadFixture(t.database.stores, demo, new Date())).resolves.toBeDefined();
   });
 });
 

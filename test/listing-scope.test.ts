@@ -16,7 +16,7 @@ afterAll(async () => t?.close());
 const today = utcDate(new Date());
 
 async function load(fixture: Partial<Fixture>) {
-  await loadFixture(t.database.db, fixture, new Date());
+  await loadFixture(t.database.stores, fixture, new Date());
   t.services.referenceData.invalidate();
 }
 
@@ -138,7 +138,7 @@ describe("engagement scoping", () => {
   it("lists a report once even when two engagements for its coin are active", async () => {
     // Loads refuse overlapping engagements now; data stored before that rule may hold them,
     // so the overlap is written straight into the store.
-    await createOrganizationStore(t.database.db).upsertEngagement(t.database.db, {
+    await createOrganizationStore(t.database.db).upsertEngagement({
       organizationId: "acme",
       baseCoinId: "chainlink",
       type: "exchange",

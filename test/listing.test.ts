@@ -36,7 +36,7 @@ const tagsOf = (records: Record<string, unknown>[]) => records.map((r) => r.orde
 beforeAll(async () => {
   t = await startTestApp();
   await loadFixture(
-    t.database.db,
+    t.database.stores,
     {
       exchanges: [{ id: "bybit", name: "Bybit", spot: true, derivatives: true, marketData: true }],
       markets: (["spot", "perp"] as const).map((instrumentType) => ({

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { createServices } from "../src/services/index.js";
 import { openDatabase } from "../src/store/database.js";
+import { createStores } from "../src/store/stores.js";
 import { runCli } from "./helpers/cli.js";
 import { freshDatabase, onPostgres } from "./helpers/database.js";
 import { baseFixture, v2Record } from "./helpers/fixture.js";
@@ -32,7 +33,10 @@ async function withServices<T>(
 ) {
   const database = await openDatabase(loadConfig(env).database);
   try {
-    return await work(createServices(database.db, { referenceDataCheckMs: 0 }), database);
+    return await work(
+      createServices(createStores(database.db), { referenceDataCheckMs: 0 }),
+      database,
+    );
   } finally {
     await database.close();
   }

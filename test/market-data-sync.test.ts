@@ -8,7 +8,7 @@ import {
   type CoinGeckoClientOptions,
   createCoinGeckoClient,
   type RetryInfo,
-} from "../src/services/coingecko-client.js";
+} from "../src/adapters/coingecko-client.js";
 import {
   exchangeBrand,
   groupExchanges,

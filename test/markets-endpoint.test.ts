@@ -75,7 +75,7 @@ describe("GET /api/v1/markets", () => {
 
   it("leaves out markets of exchanges without market data and shows new markets at once", async () => {
     await loadFixture(
-      t.database.db,
+      t.database.stores,
       {
         markets: [
           {

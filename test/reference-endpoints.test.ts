@@ -53,7 +53,7 @@ describe("GET /api/v1/projects", () => {
   it("counts an engagement as active from its first day through its last day", async () => {
     const today = utcDate(new Date());
     await loadFixture(
-      t.database.db,
+      t.database.stores,
       {
         coins: [
           { id: "starts-today", symbol: "ST", name: "Starts Today" },
@@ -170,7 +170,7 @@ describe("GET /api/v1/exchanges", () => {
 
   it("lists an exchange added by a later fixture", async () => {
     await loadFixture(
-      t.database.db,
+      t.database.stores,
       {
         exchanges: [
           { id: "bybit", name: "Bybit", spot: true, derivatives: true, marketData: true },

@@ -18,7 +18,7 @@ const missing = (reason: string) => ({
 
 /** Adds reference data the way the sync or `seed` does, and tells the app. */
 async function loadMarketData(fixture: Record<string, unknown>): Promise<void> {
-  await loadFixture(t.database.db, fixture, new Date());
+  await loadFixture(t.database.stores, fixture, new Date());
   t.services.referenceData.invalidate();
 }
 

@@ -11,7 +11,7 @@ import { baseFixture, v2Record } from "./helpers/fixture.js";
 let database: TestDatabase;
 beforeAll(async () => {
   database = await freshDatabase();
-  await loadFixture(database.db, baseFixture(), new Date());
+  await loadFixture(database.stores, baseFixture(), new Date());
 });
 afterAll(async () => database?.close());
 
@@ -44,13 +44,13 @@ describe("a submission racing a market-data load", () => {
   it("is checked again against the new reference data instead of storing a stale eligibility", async () => {
     // This process checks for reference-data changes only once an hour: it keeps serving the
     // copy it loaded, as a busy process between two checks would.
-    const services = createServices(database.db, { referenceDataCheckMs: 3_600_000 });
+    const services = createServices(database.stores, { referenceDataCheckMs: 3_600_000 });
     const caller = { organizationId: "acme", apiKeyId: null };
     await services.referenceData.current();
 
     // Another process adds the market for AAVE/USDT on binance.
     await loadFixture(
-      database.db,
+      database.stores,
       {
         markets: [
           {
@@ -88,7 +88,7 @@ describe("a submission racing a market-data load", () => {
   });
 
   it("waits for a load in flight, then is checked against the data it committed", async () => {
-    const services = createServices(database.db, { referenceDataCheckMs: 3_600_000 });
+    const services = createServices(database.stores, { referenceDataCheckMs: 3_600_000 });
     await services.referenceData.current();
     let release = () => {};
     const held = new Promise<void>((resolve) => {
@@ -100,7 +100,7 @@ describe("a submission racing a market-data load", () => {
     });
     // A load that has bumped the version (and so holds its lock) but not yet committed.
     const load = database.db.transaction().execute(async (trx) => {
-      await createReferenceStore(trx).upsert(trx, {
+      await createReferenceStore(trx).upsert({
         coins: [],
         exchanges: [],
         markets: [aaveMarket("kraken")],
@@ -168,7 +168,7 @@ describe("a submission racing a market-data load", () => {
     await inFlight;
 
     const load = loadFixture(
-      database.db,
+      database.stores,
       { markets: [aaveMarket("kraken", "usd-coin", "USDC")] },
       new Date(),
     );

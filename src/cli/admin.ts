@@ -1,13 +1,11 @@
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import type { Config } from "../config.js";
-import { type AdminServices, createAdminServices } from "../services/admin.js";
-import { createCoinGeckoClient } from "../services/coingecko-client.js";
-import type { Database } from "../store/database.js";
+import type { AdminServices } from "../services/admin.js";
+import type { System } from "../system.js";
 import { readJson } from "./read-json.js";
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
-type WithDatabase = <T>(work: (database: Database, config: Config) => Promise<T>) => Promise<T>;
+type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
 type Output = { json?: boolean };
 type Input = { args: string[]; opts: Record<string, string | undefined> };
 
@@ -15,10 +13,10 @@ type Input = { args: string[]; opts: Record<string, string | undefined> };
  * Operator commands: organizations, keys, engagements, market data and eligibility. Each one
  * only parses, calls an admin service and prints (`--json` for scripts).
  */
-export function registerAdminCommands(program: Command, io: Io, withDatabase: WithDatabase): void {
+export function registerAdminCommands(program: Command, io: Io, withSystem: WithSystem): void {
   const run =
     (
-      work: (admin: AdminServices, input: Input, config: Config) => Promise<unknown>,
+      work: (admin: AdminServices, input: Input) => Promise<unknown>,
       print: (result: never) => string,
     ) =>
     async (...actionArgs: unknown[]) => {
@@ -28,9 +26,7 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
         args: command.args.map(String),
         opts: command.opts() as Record<string, string | undefined> & Output,
       };
-      const result = await withDatabase((database, config) =>
-        work(createAdminServices(database.db), input, config),
-      );
+      const result = await withSystem((system) => work(system.admin, input));
       io.stdout.write(
         input.opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result as never)}\n`,
       );
@@ -181,18 +177,15 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
       .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)"),
   ).action(
     run(
-      async (admin, { opts }, config) => {
+      async (admin, { opts }) => {
         const bar =
           io.stderr === process.stderr && process.stderr.isTTY
             ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
             : undefined;
         bar?.start(1, 0, { label: "" });
-        const client = createCoinGeckoClient({
-          ...config.coinGecko,
-          onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
-        });
         try {
-          return await admin.syncMarketData(client, {
+          return await admin.syncMarketData({
+            onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
             coinIds: listOf(opts.coins),
             exchangeIds: listOf(opts.exchanges),
             onProgress: (done, total, label) => {

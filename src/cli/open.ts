@@ -3,6 +3,7 @@ import { type Config, loadConfig } from "../config.js";
 import { DataDirError, describeOsError, prepareDataDir } from "../store/data-dir.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
+import { createSystem, type System } from "../system.js";
 import { acquire, type Ownership, sendToOwner, whoOwns } from "./data-dir-owner.js";
 
 export type Io = {
@@ -31,14 +32,14 @@ const FORWARDED_ENV = /^COINGECKO_/;
 
 export type Opened = {
   config: Config;
-  database: Database;
+  system: System;
   ownership: Ownership | undefined;
   /** The migrations this call applied (none when the server's database is shared). */
   applied: string[];
 };
 
 /**
- * Opens the configured database and applies migrations. On the embedded database in a folder,
+ * Opens the configured database, applies migrations and builds the system on it. On the embedded database in a folder,
  * the folder is taken first (see data-dir-owner.ts). When another process owns it, `serve`
  * fails naming that process, and any other command is sent to it (thrown as `Forwarded`).
  */
@@ -46,13 +47,9 @@ export async function openConfigured(io: Io, context: Context, serving: boolean)
   const config = loadConfig(io.env);
   if (context.shared !== undefined) {
     if (serving) throw new DataDirError("this process already serves its DATA_DIR");
-    const shared = context.shared;
-    return {
-      config,
-      database: { ...shared, close: async () => {} },
-      ownership: undefined,
-      applied: [],
-    };
+    const shared = { ...context.shared, close: async () => {} };
+    const system = await createSystem(config, { database: shared });
+    return { config, system, ownership: undefined, applied: [] };
   }
   const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
   const ownership = dataDir === undefined ? undefined : await own(io, context, dataDir, serving);
@@ -82,7 +79,8 @@ export async function openConfigured(io: Io, context: Context, serving: boolean)
     await close();
     await ownership?.release();
   };
-  return { config, database, ownership, applied };
+  const system = await createSystem(config, { database });
+  return { config, system, ownership, applied };
 }
 
 async function own(io: Io, context: Context, dataDir: string, serving: boolean) {
@@ -117,15 +115,16 @@ async function own(io: Io, context: Context, dataDir: string, serving: boolean) 
   throw new DataDirError(`DATA_DIR ${dir}: could not take it nor reach its owner`);
 }
 
-export async function withDatabase<T>(
+/** Runs one command's work on the system, closed after it. */
+export async function withSystem<T>(
   io: Io,
   context: Context,
-  work: (database: Database, config: Config, applied: string[]) => Promise<T>,
+  work: (system: System, applied: string[]) => Promise<T>,
 ): Promise<T> {
-  const { config, database, applied } = await openConfigured(io, context, false);
+  const { system, applied } = await openConfigured(io, context, false);
   try {
-    return await work(database, config, applied);
+    return await work(system, applied);
   } finally {
-    await database.close();
+    await system.close();
   }
 }

@@ -1,11 +1,10 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError } from "../config.js";
 import { DomainError, ValidationError } from "../domain/errors.js";
-import { loadFixture } from "../services/fixtures.js";
 import { registerAdminCommands } from "./admin.js";
 import type { ExitStatus } from "./exit-status.js";
 import { registerExportCommand } from "./export.js";
-import { type Context, Forwarded, type Io, withDatabase } from "./open.js";
+import { type Context, Forwarded, type Io, withSystem } from "./open.js";
 import { readJson, UsageError } from "./read-json.js";
 import { DemoRefused, serve } from "./serve.js";
 import { registerSubmitCommand } from "./submit.js";
@@ -62,8 +61,8 @@ export function buildProgram(
     .action(async (file: string) => {
       // Read first: an unreadable file fails at once, without opening (or creating) a database.
       const input = await readJson(file, io.cwd);
-      await withDatabase(io, context, async (database) => {
-        const summary = await loadFixture(database.db, input, new Date());
+      await withSystem(io, context, async (system) => {
+        const summary = await system.admin.loadFixture(input);
         io.stdout.write(
           `loaded ${file}: ${summary.changed} rows changed, ${summary.eligibilityChanged} reports re-evaluated\n`,
         );
@@ -74,7 +73,7 @@ export function buildProgram(
     .command("migrate")
     .description("apply pending migrations and exit")
     .action(async () => {
-      await withDatabase(io, context, async (_database, _config, applied) => {
+      await withSystem(io, context, async (_system, applied) => {
         io.stdout.write(
           applied.length === 0
             ? "database is up to date\n"
@@ -83,7 +82,7 @@ export function buildProgram(
       });
     });
 
-  registerAdminCommands(program, io, (work) => withDatabase(io, context, work));
+  registerAdminCommands(program, io, (work) => withSystem(io, context, work));
   registerSubmitCommand(program, io, exit);
   registerExportCommand(program, io, exit);
 

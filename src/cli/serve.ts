@@ -1,11 +1,8 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
 import { buildApp } from "../http/app.js";
-import { createAdminServices } from "../services/admin.js";
 import { DEMO_API_KEY, demoOrganizationIds, loadDemo } from "../services/demo.js";
-import { loadFixture } from "../services/fixtures.js";
-import { createServices, type Services } from "../services/index.js";
-import type { Database } from "../store/database.js";
+import type { System } from "../system.js";
 import type { CommandReply, CommandRequest } from "./data-dir-owner.js";
 import { type Context, type Io, openConfigured } from "./open.js";
 
@@ -28,26 +25,23 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       `--demo loads a published API key; refusing to load it into the PostgreSQL database of DATABASE_URL (${OVERRIDE})`,
     );
   }
-  const { config, database, ownership } = await openConfigured(io, context, true);
-  const services = createServices(database.db, {
-    referenceDataCheckMs: config.referenceDataCheckMs,
-  });
+  const { config, system, ownership } = await openConfigured(io, context, true);
   // From here on, operator commands run by other processes on this DATA_DIR are run here.
-  ownership?.accept((request) => runCommand(request, io, database, services, runHere));
+  ownership?.accept((request) => runCommand(request, io, system, runHere));
   const app = await buildApp({
-    services,
+    services: system.services,
     http: config.http,
     logger: { level: config.logLevel, stream: io.stderr },
   });
   const host = options.host ?? config.listen.host;
   try {
-    if (guardDemo) await refuseForeignDatabase(database);
-    if (options.seed !== undefined) await loadFixture(database.db, options.seed, new Date());
-    if (options.demo) await loadDemo(database.db, services, new Date());
+    if (guardDemo) await refuseForeignDatabase(system);
+    if (options.seed !== undefined) await system.admin.loadFixture(options.seed);
+    if (options.demo) await loadDemo(system.stores, system.services, new Date());
     await app.listen({ host, port: options.port ?? config.listen.port });
   } catch (error) {
     await app.close();
-    await database.close();
+    await system.close();
     throw error;
   }
   const address = app.server.address();
@@ -66,7 +60,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
       await app.close(); // stops accepting, lets requests in flight finish
-      await database.close();
+      await system.close();
       resolve();
     };
     process.once("SIGTERM", stop);
@@ -78,9 +72,9 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
  * The demo publishes its API key: loading it into a database that serves anything else would
  * open that database to anyone who read the README. Refused unless `--force-demo`.
  */
-async function refuseForeignDatabase(database: Database): Promise<void> {
+async function refuseForeignDatabase(system: System): Promise<void> {
   const demo = new Set(await demoOrganizationIds());
-  const others = (await createAdminServices(database.db).listOrganizations())
+  const others = (await system.admin.listOrganizations())
     .map((o) => o.id)
     .filter((id) => !demo.has(id));
   if (others.length > 0) {
@@ -98,8 +92,7 @@ export class DemoRefused extends Error {}
 async function runCommand(
   request: CommandRequest,
   io: Io,
-  database: Database,
-  services: Services,
+  system: System,
   runHere: RunHere,
 ): Promise<CommandReply> {
   const stdout = new PassThrough();
@@ -115,12 +108,12 @@ async function runCommand(
   const code = await runHere(
     request.argv,
     { stdout, stderr, env: { ...io.env, ...request.env }, cwd: request.cwd },
-    { argv: request.argv, shared: database },
+    { argv: request.argv, shared: system.database },
   ).catch((error: unknown) => {
     err += `error: ${error instanceof Error ? error.message : String(error)}\n`;
     return 1;
   });
   // Market data or a fixture may have changed: the next request must see it.
-  services.referenceData.invalidate();
+  system.services.referenceData.invalidate();
   return { code, stdout: out, stderr: err };
 }

@@ -38,7 +38,7 @@ const apiKeySchema = z.union([
   }),
 ]);
 
-const engagementSchema = z
+export const engagementSchema = z
   .strictObject({
     baseCoinId: id,
     type: z.enum(SUBMISSION_TYPES),
@@ -55,6 +55,14 @@ export const organizationSchema = z.strictObject({
   name: storableText(200),
   apiKeys: z.array(apiKeySchema).default([]),
   engagements: z.array(engagementSchema).default([]),
+});
+
+/** A new organization made by an operator: its id is also typed on command lines. */
+export const newOrganizationSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lower-case letters, digits, - and _, at most 63"),
+  name: z.string().min(1).max(200),
 });
 
 /** The fixture file of CONTRACT section 3: reference data, organizations, keys, engagements. */

@@ -1,41 +1,18 @@
-import type { Kysely } from "kysely";
-import { z } from "zod";
+import type { z } from "zod";
+import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "../domain/api-key.js";
 import { utcDate } from "../domain/dates.js";
 import { describePeriod, overlaps } from "../domain/engagement.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import { ReferenceData } from "../domain/reference-data.js";
-import { SUBMISSION_TYPES } from "../domain/report.js";
+import { engagementSchema, newOrganizationSchema } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
-import { createEligibilityStore } from "../store/eligibility-store.js";
-import { createOrganizationStore } from "../store/organization-store.js";
-import { createReferenceStore } from "../store/reference-store.js";
-import { withTransientRetry } from "../store/retry.js";
-import type { Tables } from "../store/tables.js";
-import type { CoinGeckoClient } from "./coingecko-client.js";
+import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
-
-const organizationInput = z.object({
-  id: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lower-case letters, digits, - and _, at most 63"),
-  name: z.string().min(1).max(200),
-});
-const engagementInput = z
-  .object({
-    baseCoinId: z.string().min(1),
-    type: z.enum(SUBMISSION_TYPES),
-    since: dateSchema,
-    until: dateSchema.nullable(),
-  })
-  .refine((e) => e.until === null || e.until >= e.since, {
-    message: "until must not be before since",
-    path: ["until"],
-  });
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input, zod3Messages);
@@ -43,10 +20,17 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   return parsed.data;
 }
 
+export type AdminOptions = {
+  now?: () => Date;
+  /** The CoinGecko client of `syncMarketData`, told where to report its retries. */
+  coinGecko: (onRetry: (info: RetryInfo) => void) => CoinGeckoClient;
+};
+
 /** Operator use cases: organizations, API keys, engagements, market data, eligibility. */
-export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => new Date()) {
-  const organizations = createOrganizationStore(db);
-  const references = createReferenceStore(db);
+export function createAdminServices(stores: Stores, options: AdminOptions) {
+  const now = options.now ?? (() => new Date());
+  const { organizations, references } = stores;
+  const { coinGecko } = options;
 
   const requireOrganization = async (id: string) => {
     const org = await organizations.organization(id);
@@ -56,11 +40,11 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
 
   return {
     async createOrganization(input: { id: string; name: string }) {
-      const org = parse(organizationInput, input);
+      const org = parse(newOrganizationSchema, input);
       if ((await organizations.organization(org.id)) !== undefined) {
         throw new ConflictError(`organization '${org.id}' already exists`);
       }
-      await organizations.upsertOrganization(db, org.id, org.name);
+      await organizations.upsertOrganization(org.id, org.name);
       return org;
     },
 
@@ -70,7 +54,7 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
     async createApiKey(organizationId: string, label: string) {
       await requireOrganization(organizationId);
       const key = generateApiKey();
-      const id = await organizations.addApiKey(db, {
+      const id = await organizations.addApiKey({
         organizationId,
         hash: hashApiKey(key),
         prefix: apiKeyPrefix(key),
@@ -90,7 +74,7 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
       const match = /^[0-9a-f-]{36}$/.test(idOrPrefix)
         ? { id: idOrPrefix }
         : { prefix: idOrPrefix };
-      const revoked = await organizations.revokeApiKey(db, { ...match, organizationId }, now());
+      const revoked = await organizations.revokeApiKey({ ...match, organizationId }, now());
       if (revoked === 0)
         throw new NotFoundError(
           `no active key '${idOrPrefix}' for organization '${organizationId}'`,
@@ -98,17 +82,18 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
       return { revoked };
     },
 
-    async addEngagement(organizationId: string, input: z.input<typeof engagementInput>) {
+    async addEngagement(organizationId: string, input: z.input<typeof engagementSchema>) {
       await requireOrganization(organizationId);
-      const engagement = parse(engagementInput, input);
+      const parsed = parse(engagementSchema, input);
+      const engagement = { ...parsed, until: parsed.until ?? null };
       const snapshot = (await references.snapshot()).snapshot;
       if (!snapshot.coins.some((c) => c.id === engagement.baseCoinId)) {
         throw new ValidationError([
           { path: "baseCoinId", message: `unknown coin '${engagement.baseCoinId}'` },
         ]);
       }
-      await db.transaction().execute(async (trx) => {
-        const store = createOrganizationStore(trx);
+      await stores.transaction(async (tx) => {
+        const store = tx.organizations;
         await store.lockOrganization(organizationId);
         const clash = (await store.engagements(organizationId)).find((other) =>
           overlaps(other, engagement),
@@ -121,7 +106,7 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
             },
           ]);
         }
-        await store.upsertEngagement(trx, { organizationId, ...engagement });
+        await store.upsertEngagement({ organizationId, ...engagement });
       });
       return { organizationId, ...engagement };
     },
@@ -146,26 +131,28 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
       return organizations.engagements(organizationId);
     },
 
+    /** Loads a whole fixture (see fixtures.ts). */
+    loadFixture: (input: unknown) => loadFixture(stores, input, now()),
+
     /**
      * Loads coins, exchanges and markets from a fixture file, then recomputes eligibility.
      * A whole fixture is accepted: its organizations are left out (keys and engagements are
      * managed with their own commands).
      */
     async importMarketData(input: unknown) {
-      return loadFixture(db, withoutOrganizations(input), now());
+      return loadFixture(stores, withoutOrganizations(input), now());
     },
 
     /** Fetches reference data from CoinGecko and loads it like an import. */
-    async syncMarketData(
-      client: CoinGeckoClient,
-      options: {
-        coinIds?: string[];
-        exchangeIds?: string[];
-        onProgress?: (done: number, total: number, label: string) => void;
-      },
-    ) {
+    async syncMarketData(options: {
+      coinIds?: string[];
+      exchangeIds?: string[];
+      onProgress?: (done: number, total: number, label: string) => void;
+      onRetry?: (info: RetryInfo) => void;
+    }) {
+      const client = coinGecko(options.onRetry ?? (() => {}));
       const { snapshot } = await references.snapshot();
-      const coinIds = options.coinIds ?? (await allEngagedCoins(db));
+      const coinIds = options.coinIds ?? (await organizations.engagedCoinIds());
       let summary = { changed: 0, eligibilityChanged: 0 };
       const result = await syncMarketData({
         client,
@@ -175,7 +162,7 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
         existingMarkets: snapshot.markets,
         onProgress: options.onProgress,
         applyReferenceData: async (data) => {
-          summary = await loadFixture(db, data, now());
+          summary = await loadFixture(stores, data, now());
         },
       });
       return {
@@ -191,20 +178,13 @@ export function createAdminServices(db: Kysely<Tables>, now: () => Date = () => 
 
     async recomputeEligibility() {
       const ref = new ReferenceData((await references.snapshot()).snapshot);
-      const changed = await withTransientRetry(() =>
-        recomputeEligibility(createEligibilityStore(db), ref),
-      );
+      const changed = await stores.transaction((tx) => recomputeEligibility(tx.eligibility, ref));
       return { changed };
     },
   };
 }
 
 export type AdminServices = ReturnType<typeof createAdminServices>;
-
-async function allEngagedCoins(db: Kysely<Tables>): Promise<string[]> {
-  const rows = await db.selectFrom("engagements").select("base_coin_id").distinct().execute();
-  return rows.map((r) => r.base_coin_id);
-}
 
 /** A fixture's reference data: the `organizations` section left out, the rest as given. */
 function withoutOrganizations(input: unknown): unknown {

@@ -1,8 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { type Kysely, sql } from "kysely";
 import { utcDate } from "../domain/dates.js";
 import { MAX_V2_BATCH } from "../schemas/report.js";
-import type { Tables } from "../store/tables.js";
+import type { Stores } from "../store/stores.js";
 import { type DemoFixture, generateDemoReports } from "./demo-reports.js";
 import { loadFixture } from "./fixtures.js";
 import type { Services } from "./index.js";
@@ -22,15 +21,13 @@ export async function demoOrganizationIds(): Promise<string[]> {
  * reports per organization, submitted through the same service market makers use. Reports are
  * generated only for an organization that has none yet, so restarting changes nothing.
  */
-export async function loadDemo(db: Kysely<Tables>, services: Services, now: Date) {
+export async function loadDemo(stores: Stores, services: Services, now: Date) {
   const fixture = JSON.parse(await readFile(DEMO_FIXTURE_URL, "utf8")) as DemoFixture;
-  await loadFixture(db, fixture, now);
+  await loadFixture(stores, fixture, now);
   services.referenceData.invalidate();
   let submitted = 0;
   for (const org of fixture.organizations) {
-    const existing = await sql<{ n: number }>`
-      select count(*)::int as n from reports where organization_id = ${org.id}`.execute(db);
-    if ((existing.rows[0]?.n ?? 0) > 0) continue;
+    if ((await stores.reports.countOf(org.id)) > 0) continue;
     const records = generateDemoReports({
       fixture,
       organizationId: org.id,

@@ -1,4 +1,3 @@
-import type { Kysely } from "kysely";
 import type { z } from "zod";
 import { apiKeyPrefix, hashApiKey } from "../domain/api-key.js";
 import { describePeriod, overlaps } from "../domain/engagement.js";
@@ -14,11 +13,7 @@ import {
 } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
-import { createEligibilityStore } from "../store/eligibility-store.js";
-import { createOrganizationStore } from "../store/organization-store.js";
-import { createReferenceStore } from "../store/reference-store.js";
-import { withTransientRetry } from "../store/retry.js";
-import type { Tables } from "../store/tables.js";
+import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 
 export type LoadSummary = { changed: number; eligibilityChanged: number };
@@ -183,34 +178,22 @@ export function referenceSnapshotOf(
  * Loads a fixture in one transaction: all of it or, on any problem, nothing. Loading the same
  * file twice changes nothing. Eligibility is recomputed when reference data changed.
  */
-export async function loadFixture(
-  db: Kysely<Tables>,
-  input: unknown,
-  now: Date,
-): Promise<LoadSummary> {
+export async function loadFixture(stores: Stores, input: unknown, now: Date): Promise<LoadSummary> {
   // A serialization failure or a deadlock (with another writer of the same organization or
-  // reference rows) aborts one side: here, the whole load is run again.
-  return withTransientRetry(() => loadInTransaction(db, input, now));
-}
-
-async function loadInTransaction(
-  db: Kysely<Tables>,
-  input: unknown,
-  now: Date,
-): Promise<LoadSummary> {
-  return db.transaction().execute(async (trx) => {
-    const references = createReferenceStore(trx);
+  // reference rows) aborts one side: the transaction runs the whole load again.
+  return stores.transaction(async (tx) => {
+    const references = tx.references;
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
-    const referenceChanged = await references.upsert(trx, referenceSnapshotOf(fixture));
+    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture));
     let changed = referenceChanged;
-    const orgs = createOrganizationStore(trx);
+    const orgs = tx.organizations;
     const problems: Problem[] = [];
     for (const [i, org] of fixture.organizations.entries()) {
-      if (await orgs.upsertOrganization(trx, org.id, org.name)) changed++;
+      if (await orgs.upsertOrganization(org.id, org.name)) changed++;
       for (const [j, entry] of org.apiKeys.entries()) {
         const key = typeof entry === "string" ? { key: entry } : entry;
         const hash = hashApiKey(key.key);
-        const added = await orgs.addApiKey(trx, {
+        const added = await orgs.addApiKey({
           organizationId: org.id,
           hash,
           prefix: apiKeyPrefix(key.key),
@@ -225,12 +208,12 @@ async function loadInTransaction(
           });
           continue;
         }
-        if (key.revoked === true) changed += await orgs.revokeApiKey(trx, { hash }, now);
+        if (key.revoked === true) changed += await orgs.revokeApiKey({ hash }, now);
       }
       if (org.engagements.length > 0) await orgs.lockOrganization(org.id);
       for (const e of org.engagements) {
         const engagement = { organizationId: org.id, ...e, until: e.until ?? null };
-        if (await orgs.upsertEngagement(trx, engagement)) changed++;
+        if (await orgs.upsertEngagement(engagement)) changed++;
       }
       // Stored engagements the fixture does not list may overlap the ones it does.
       const listed = (s: { baseCoinId: string; since: string }) =>
@@ -253,7 +236,7 @@ async function loadInTransaction(
     let eligibilityChanged = 0;
     if (referenceChanged > 0) {
       const ref = new ReferenceData((await references.snapshot()).snapshot);
-      eligibilityChanged = await recomputeEligibility(createEligibilityStore(trx), ref);
+      eligibilityChanged = await recomputeEligibility(tx.eligibility, ref);
     }
     return { changed, eligibilityChanged };
   });

@@ -1,15 +1,9 @@
-import type { Kysely } from "kysely";
 import type { Caller } from "../domain/caller.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
-import { ping } from "../store/database.js";
-import { createOrganizationStore } from "../store/organization-store.js";
-import { createReferenceStore } from "../store/reference-store.js";
-import { createReportListing } from "../store/report-listing.js";
-import { createReportStore } from "../store/report-store.js";
-import type { Tables } from "../store/tables.js";
+import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
@@ -20,15 +14,10 @@ import { submitReports } from "./submit-reports.js";
 export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
-export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
+export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const organizations = createOrganizationStore(db);
-  const referenceData = new ReferenceDataCache(
-    createReferenceStore(db),
-    options.referenceDataCheckMs,
-  );
-  const reports = createReportStore(db);
-  const listing = createReportListing(db);
+  const { organizations, reports, listing } = stores;
+  const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
   return {
     referenceData,
@@ -39,11 +28,11 @@ export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
     ),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson({ listing, organizations, referenceData, now }, caller, query),
+      listReportsJson({ listing, organizations, now }, caller, query),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
     exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports({ listing, organizations, referenceData, now }, caller, query),
+      exportReports({ listing, organizations, now }, caller, query),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -51,7 +40,7 @@ export function createServices(db: Kysely<Tables>, options: ServiceOptions) {
     listMarkets: unavailableWhenDatabaseIs((query: MarketsQuery) =>
       listMarkets({ referenceData }, query),
     ),
-    ready: unavailableWhenDatabaseIs(() => ping(db)),
+    ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
   };

@@ -1,27 +1,11 @@
 import type { Caller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
-import type { ReferenceData } from "../domain/reference-data.js";
-import {
-  type EligibilityReason,
-  type EligibilityStatus,
-  type InstrumentType,
-  type SubmissionType,
-  V1_METRICS,
-  V2_ONLY_METRICS,
-} from "../domain/report.js";
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
-import type { ReportCsvItem, ReportItem } from "../schemas/report.js";
-import type { OrganizationStore } from "../store/organization-store.js";
-import type { ListFilter, PageItem, ReportListing, StoredReport } from "../store/report-listing.js";
-import { metricColumn } from "../store/report-store.js";
-import type { ReferenceDataCache } from "./reference-data.js";
+import type { ReportCsvItem } from "../schemas/report.js";
+import type { ListCursor, ListFilter, PageItem } from "../store/report-listing.js";
+import type { Stores } from "../store/stores.js";
 
-export type ListDeps = {
-  listing: ReportListing;
-  organizations: OrganizationStore;
-  referenceData: ReferenceDataCache;
-  now: () => Date;
-};
+export type ListDeps = Pick<Stores, "listing" | "organizations"> & { now: () => Date };
 
 /**
  * The caller's reports whose base coin has an engagement with the caller's organization that
@@ -75,18 +59,12 @@ export async function* exportReports(
     );
     return;
   }
-  const ref = await deps.referenceData.current();
-  const toCsvItem = (row: StoredReport): ReportCsvItem => ({
-    ...toItem(row, ref),
-    instrumentType: row.instrument_type as InstrumentType,
-  });
-  let cursor: StoredReport | undefined;
-  for (;;) {
-    const rows = await deps.listing.after(filter, EXPORT_CHUNK, cursor);
-    if (rows.length > 0) yield rows.map(toCsvItem);
-    if (rows.length < EXPORT_CHUNK) return;
-    cursor = rows.at(-1);
-  }
+  let cursor: ListCursor | undefined;
+  do {
+    const { items, next } = await deps.listing.after(filter, EXPORT_CHUNK, cursor);
+    if (items.length > 0) yield items;
+    cursor = next;
+  } while (cursor !== undefined);
 }
 
 /** The listing filter: the query's, within the coins the organization is engaged for today. */
@@ -106,26 +84,4 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
     dateGte: query.dateGte,
     dateLte: query.dateLte,
   };
-}
-
-const v1Columns = V1_METRICS.map((m) => [m, metricColumn(m)] as const);
-const v2Columns = V2_ONLY_METRICS.map((m) => [m, metricColumn(m)] as const);
-
-function toItem(row: StoredReport, ref: ReferenceData): ReportItem {
-  const item: Record<string, unknown> = {
-    date: row.date,
-    exchangeId: row.exchange_id,
-    exchangeName: ref.exchanges.get(row.exchange_id)?.name ?? row.exchange_id,
-    baseCoinId: row.base_coin_id,
-    baseCoinSymbol: ref.coins.get(row.base_coin_id)?.symbol ?? row.base_coin_id,
-  };
-  if (row.quote_coin_id !== null) item.quoteCoinId = row.quote_coin_id;
-  if (row.quote_coin_symbol !== null) item.quoteCoinSymbol = row.quote_coin_symbol;
-  for (const [metric, column] of v1Columns) item[metric] = row[column as keyof StoredReport];
-  item.type = row.type as SubmissionType | null;
-  for (const [metric, column] of v2Columns)
-    item[metric] = row[column as keyof StoredReport] ?? null;
-  item.eligibilityStatus = row.eligibility_status as EligibilityStatus;
-  item.eligibilityReason = row.eligibility_reason as EligibilityReason | null;
-  return item as ReportItem;
 }

@@ -1,10 +1,10 @@
-import type { Fixture } from "../schemas/fixture.js";
 import type {
   CoinGeckoClient,
   CoinGeckoCoin,
   CoinGeckoDerivativeTicker,
   CoinGeckoTicker,
-} from "./coingecko-client.js";
+} from "../adapters/coingecko-client.js";
+import type { Fixture } from "../schemas/fixture.js";
 
 /** Coins, exchanges and markets in the fixture format (CONTRACT.md section 3). */
 export type ReferenceDataSet = Pick<Fixture, "coins" | "exchanges" | "markets">;

@@ -3,8 +3,6 @@ import type { Kysely } from "kysely";
 import type { SubmissionType } from "../domain/report.js";
 import type { Tables } from "./tables.js";
 
-type Db = Kysely<Tables>;
-
 export type ApiKeyRecord = {
   id: string;
   organizationId: string;
@@ -68,16 +66,16 @@ export function createOrganizationStore(db: Kysely<Tables>) {
         .execute();
     },
 
-    async organizations(trx: Db = db) {
-      return trx
+    async organizations() {
+      return db
         .selectFrom("organizations")
         .select(["id", "name", "created_at as createdAt"])
         .orderBy("id")
         .execute();
     },
 
-    async organization(id: string, trx: Db = db) {
-      return trx
+    async organization(id: string) {
+      return db
         .selectFrom("organizations")
         .select(["id", "name"])
         .where("id", "=", id)
@@ -85,8 +83,8 @@ export function createOrganizationStore(db: Kysely<Tables>) {
     },
 
     /** Inserts or renames; returns whether anything changed. */
-    async upsertOrganization(trx: Db, id: string, name: string): Promise<boolean> {
-      const r = await trx
+    async upsertOrganization(id: string, name: string): Promise<boolean> {
+      const r = await db
         .insertInto("organizations")
         .values({ id, name })
         .onConflict((oc) =>
@@ -97,11 +95,13 @@ export function createOrganizationStore(db: Kysely<Tables>) {
     },
 
     /** Adds a key by its hash unless it exists; returns whether it was added. */
-    async addApiKey(
-      trx: Db,
-      key: { organizationId: string; hash: string; prefix: string; label: string },
-    ): Promise<string | undefined> {
-      const r = await trx
+    async addApiKey(key: {
+      organizationId: string;
+      hash: string;
+      prefix: string;
+      label: string;
+    }): Promise<string | undefined> {
+      const r = await db
         .insertInto("api_keys")
         .values({
           id: randomUUID(),
@@ -127,11 +127,10 @@ export function createOrganizationStore(db: Kysely<Tables>) {
 
     /** Revokes a key found by id, prefix or hash; returns the keys revoked now. */
     async revokeApiKey(
-      trx: Db,
       match: { id?: string; prefix?: string; hash?: string; organizationId?: string },
       now: Date,
     ): Promise<number> {
-      let q = trx.updateTable("api_keys").set({ revoked_at: now }).where("revoked_at", "is", null);
+      let q = db.updateTable("api_keys").set({ revoked_at: now }).where("revoked_at", "is", null);
       if (match.id !== undefined) q = q.where("id", "=", match.id);
       if (match.prefix !== undefined) q = q.where("prefix", "=", match.prefix);
       if (match.hash !== undefined) q = q.where("key_hash", "=", match.hash);
@@ -142,8 +141,8 @@ export function createOrganizationStore(db: Kysely<Tables>) {
     },
 
     /** Inserts an engagement or updates its type and end; returns whether anything changed. */
-    async upsertEngagement(trx: Db, e: Omit<Engagement, "id">): Promise<boolean> {
-      const r = await trx
+    async upsertEngagement(e: Omit<Engagement, "id">): Promise<boolean> {
+      const r = await db
         .insertInto("engagements")
         .values({
           id: randomUUID(),
@@ -177,6 +176,12 @@ export function createOrganizationStore(db: Kysely<Tables>) {
         .orderBy("since")
         .execute();
       return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
+    },
+
+    /** Every coin some organization is (or was) engaged for. */
+    async engagedCoinIds(): Promise<string[]> {
+      const rows = await db.selectFrom("engagements").select("base_coin_id").distinct().execute();
+      return rows.map((r) => r.base_coin_id);
     },
 
     /** Engagements active on `today`: since <= today and until null or >= today. */

@@ -65,10 +65,10 @@ export function createReferenceStore(db: Kysely<Tables>) {
      * them). Returns how many rows changed; the version is bumped only when something did,
      * so loading the same data twice changes nothing.
      */
-    async upsert(trx: Db, data: ReferenceSnapshot): Promise<number> {
+    async upsert(data: ReferenceSnapshot): Promise<number> {
       let changed = 0;
       for (const coin of data.coins) {
-        const r = await trx
+        const r = await db
           .insertInto("coins")
           .values(coin)
           .onConflict((oc) =>
@@ -91,7 +91,7 @@ export function createReferenceStore(db: Kysely<Tables>) {
           market_data: e.marketData,
           exchange_group: e.group,
         };
-        const r = await trx
+        const r = await db
           .insertInto("exchanges")
           .values(row)
           .onConflict((oc) =>
@@ -117,7 +117,7 @@ export function createReferenceStore(db: Kysely<Tables>) {
           on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol) do update set
             quote_coin_id = excluded.quote_coin_id, collected_since = excluded.collected_since
           where (markets.quote_coin_id, markets.collected_since)
-            is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(trx);
+            is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(db);
         changed += Number(r.numAffectedRows ?? 0);
       }
       if (changed > 0) {
@@ -126,8 +126,8 @@ export function createReferenceStore(db: Kysely<Tables>) {
         // re-validate (report-store's upsert). This lock, held to commit, waits for the
         // batches in flight and holds new ones back. It conflicts with itself, so two loads
         // queue instead of deadlocking.
-        await sql`lock table reports in share row exclusive mode`.execute(trx);
-        await trx
+        await sql`lock table reports in share row exclusive mode`.execute(db);
+        await db
           .updateTable("reference_data_version")
           .set((eb) => ({ version: eb("version", "+", 1) }))
           .execute();

@@ -7,8 +7,10 @@ import {
   V1_METRICS,
   V2_ONLY_METRICS,
 } from "../domain/report.js";
+import type { ReportCsvItem } from "../schemas/report.js";
+import { type ListedRow, toCsvItem } from "./report-rows.js";
 import { metricColumn } from "./report-store.js";
-import type { ReportRow, Tables } from "./tables.js";
+import type { Tables } from "./tables.js";
 
 export type ListFilter = {
   organizationId: string;
@@ -24,8 +26,6 @@ export type ListFilter = {
  * has none (spec 2.3), the CSV export carries it so that a file can be submitted again.
  */
 export type PageItem = { item: string; instrumentType: InstrumentType };
-
-export type StoredReport = Omit<ReportRow, "id" | "created_at" | "updated_at">;
 
 const ORDER = sql`date desc, exchange_id, base_coin_id, quote_key, instrument_type`;
 const selected = sql.raw(
@@ -94,7 +94,7 @@ const ITEM_JSON = (() => {
 
 /** Where a listing walk stopped: the key of the last report it returned. */
 export type ListCursor = Pick<
-  StoredReport,
+  ListedRow,
   "date" | "exchange_id" | "base_coin_id" | "quote_key" | "instrument_type"
 >;
 
@@ -170,19 +170,27 @@ export function createReportListing(db: Kysely<Tables>) {
       return r.rows;
     },
 
-    /** The next `limit` reports after `cursor` (from the start without one): for exports. */
+    /**
+     * The next `limit` reports after `cursor` (from the start without one), for exports, and
+     * the cursor to go on from (undefined after the last one).
+     */
     async after(
       filter: ListFilter,
       limit: number,
       cursor: ListCursor | undefined,
-    ): Promise<StoredReport[]> {
-      if (filter.baseCoinIds.length === 0) return [];
-      const r = await sql<StoredReport>`
-        select ${selected} from reports r
+    ): Promise<{ items: ReportCsvItem[]; next: ListCursor | undefined }> {
+      if (filter.baseCoinIds.length === 0) return { items: [], next: undefined };
+      const r = await sql<ListedRow>`
+        select ${selected}, coalesce(e.name, r.exchange_id) as exchange_name,
+          coalesce(c.symbol, r.base_coin_id) as base_coin_symbol
+        from reports r
+        left join exchanges e on e.id = r.exchange_id
+        left join coins c on c.id = r.base_coin_id
         where ${where(filter)} ${cursor === undefined ? sql`` : sql`and ${after(cursor)}`}
         order by ${ORDER}
         limit ${limit}`.execute(db);
-      return r.rows;
+      const last = r.rows.length < limit ? undefined : r.rows.at(-1);
+      return { items: r.rows.map(toCsvItem), next: last };
     },
   };
 }

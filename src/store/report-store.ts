@@ -97,6 +97,16 @@ export function createReportStore(db: Kysely<Tables>) {
       return result.rows[0]?.n ?? 0;
     },
 
+    /** How many reports the organization has stored. */
+    async countOf(organizationId: string): Promise<number> {
+      const r = await db
+        .selectFrom("reports")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("organization_id", "=", organizationId)
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+
     async logDryRun(log: SubmissionLog, recordCount: number, counts: UpsertCounts): Promise<void> {
       await db
         .insertInto("submissions")

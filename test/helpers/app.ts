@@ -21,9 +21,9 @@ export async function startTestApp(
   options: { fixture?: Fixture; env?: Record<string, string>; now?: () => Date } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
-  await loadFixture(database.db, options.fixture ?? baseFixture(), new Date());
+  await loadFixture(database.stores, options.fixture ?? baseFixture(), new Date());
   const config = loadConfig({ REFERENCE_DATA_CHECK_MS: "0", ...options.env });
-  const services = createServices(database.db, { referenceDataCheckMs: 0, now: options.now });
+  const services = createServices(database.stores, { referenceDataCheckMs: 0, now: options.now });
   const app = await buildApp({ services, http: config.http, logger: false });
   return {
     app,

@@ -3,6 +3,7 @@ import pg from "pg";
 import type { DatabaseConfig } from "../../src/config.js";
 import { type Database, openDatabase } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrate.js";
+import { createStores, type Stores } from "../../src/store/stores.js";
 
 /**
  * The database the suite runs on: in-memory PGlite by default; with TEST_DATABASE_URL set,
@@ -10,7 +11,7 @@ import { migrate } from "../../src/store/migrate.js";
  */
 export const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
 
-export type TestDatabase = Database & { config: DatabaseConfig };
+export type TestDatabase = Database & { config: DatabaseConfig; stores: Stores };
 
 export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
@@ -19,7 +20,7 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
     const config: DatabaseConfig = { kind: "pglite", dataDir: undefined };
     const database = await openDatabase(config);
     if (migrated) await migrate(database.db);
-    return { ...database, config };
+    return { ...database, config, stores: createStores(database.db) };
   }
   const name = `tr_test_${randomBytes(6).toString("hex")}`;
   await admin(adminUrl, `create database ${name}`);
@@ -37,6 +38,7 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   return {
     ...database,
     config,
+    stores: createStores(database.db),
     async close() {
       await database.close();
       await admin(adminUrl, `drop database if exists ${name} with (force)`);

@@ -1,0 +1,45 @@
+import type { Kysely } from "kysely";
+import { ping } from "./database.js";
+import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
+import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
+import { createReportListing, type ReportListing } from "./report-listing.js";
+import { createReportStore, type ReportStore } from "./report-store.js";
+import { withTransientRetry } from "./retry.js";
+import type { Tables } from "./tables.js";
+
+/**
+ * Every store over one database handle: the pool, or one transaction. Services receive this
+ * and never see the handle; work that must commit as one runs in `transaction`, on stores
+ * built over that transaction.
+ */
+export type Stores = {
+  organizations: OrganizationStore;
+  references: ReferenceStore;
+  reports: ReportStore;
+  listing: ReportListing;
+  eligibility: EligibilityStore;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  /**
+   * Runs `work` in one transaction (all of it commits, or none). A serialization failure or a
+   * deadlock aborts one side: the whole transaction is then run again, `work` included.
+   */
+  transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+};
+
+export function createStores(db: Kysely<Tables>): Stores {
+  return {
+    organizations: createOrganizationStore(db),
+    references: createReferenceStore(db),
+    reports: createReportStore(db),
+    listing: createReportListing(db),
+    eligibility: createEligibilityStore(db),
+    ping: () => ping(db),
+    transaction(work) {
+      // Already in one: the work joins it (the outer transaction owns commit and retry).
+      if (db.isTransaction) return work(this);
+      return withTransientRetry(() => db.transaction().execute((trx) => work(createStores(trx))));
+    },
+  };
+}
