@@ -1,5 +1,6 @@
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
+import { type AppOptions, buildApp } from "./http/app.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
 import { type Database, openDatabase } from "./store/database.js";
@@ -13,6 +14,7 @@ import { createStores } from "./store/stores.js";
  *   config ─► database (PGlite or PostgreSQL) ─► stores (all SQL)
  *          ─► services (market-maker use cases, called by http/ and cli/)
  *          ─► admin (operator use cases, with the CoinGecko adapter)
+ *          ─► http (the Fastify app over the services; `serve` makes it listen)
  */
 export async function createSystem(
   config: Config,
@@ -33,7 +35,9 @@ export async function createSystem(
     now,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
-  return { config, database, stores, services, admin, close: () => database.close() };
+  /** The HTTP API over these services (not listening yet). */
+  const http = (logger: AppOptions["logger"]) => buildApp({ services, http: config.http, logger });
+  return { config, database, stores, services, admin, http, close: () => database.close() };
 }
 
 export type System = Awaited<ReturnType<typeof createSystem>>;

@@ -9,9 +9,8 @@ import {
   createCoinGeckoClient,
   type RetryInfo,
 } from "../src/adapters/coingecko-client.js";
+import { exchangeBrand, groupExchanges } from "../src/services/exchange-groups.js";
 import {
-  exchangeBrand,
-  groupExchanges,
   type ReferenceDataSet,
   type ReferenceMarket,
   syncMarketData,

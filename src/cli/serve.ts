@@ -1,6 +1,5 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
-import { buildApp } from "../http/app.js";
 import { DEMO_API_KEY, demoOrganizationIds, loadDemo } from "../services/demo.js";
 import type { System } from "../system.js";
 import type { CommandReply, CommandRequest } from "./data-dir-owner.js";
@@ -28,11 +27,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
   const { config, system, ownership } = await openConfigured(io, context, true);
   // From here on, operator commands run by other processes on this DATA_DIR are run here.
   ownership?.accept((request) => runCommand(request, io, system, runHere));
-  const app = await buildApp({
-    services: system.services,
-    http: config.http,
-    logger: { level: config.logLevel, stream: io.stderr },
-  });
+  const app = await system.http({ level: config.logLevel, stream: io.stderr });
   const host = options.host ?? config.listen.host;
   try {
     if (guardDemo) await refuseForeignDatabase(system);

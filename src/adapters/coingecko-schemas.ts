@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+// The schemas name only the fields the sync reads and let everything else through, so that a
+// field CoinGecko adds, drops or changes elsewhere in a response never breaks the sync.
+export const coinSchema = z.looseObject({ id: z.string(), symbol: z.string(), name: z.string() });
+export const exchangeSchema = z.looseObject({ id: z.string(), name: z.string() });
+
+const tickerSchema = z.looseObject({
+  base: z.string(),
+  target: z.string(),
+  coin_id: z.string().nullish(),
+  // Absent (or null) when the quote is a fiat currency.
+  target_coin_id: z.string().nullish(),
+  market: z.looseObject({ identifier: z.string(), name: z.string() }).nullish(),
+  is_stale: z.boolean().nullish(),
+});
+export const exchangeTickersSchema = z.looseObject({
+  name: z.string().nullish(),
+  tickers: z.array(tickerSchema),
+});
+
+const derivativeTickerSchema = z.looseObject({
+  symbol: z.string(),
+  base: z.string().nullish(),
+  target: z.string().nullish(),
+  // "perpetual" or "futures" today; kept a string so a new contract type is skipped by the
+  // sync rather than failing the whole response.
+  contract_type: z.string().nullish(),
+  expired_at: z.union([z.number(), z.string()]).nullish(),
+  coin_id: z.string().nullish(),
+  target_coin_id: z.string().nullish(),
+});
+export const derivativesExchangeSchema = z.looseObject({
+  name: z.string(),
+  tickers: z.array(derivativeTickerSchema).nullish(),
+});
+
+export type CoinGeckoCoin = z.infer<typeof coinSchema>;
+export type CoinGeckoExchange = z.infer<typeof exchangeSchema>;
+export type CoinGeckoTicker = z.infer<typeof tickerSchema>;
+export type CoinGeckoDerivativeTicker = z.infer<typeof derivativeTickerSchema>;
+export type CoinGeckoDerivativesExchange = {
+  name: string;
+  tickers: CoinGeckoDerivativeTicker[];
+};
