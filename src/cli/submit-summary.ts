@@ -1,0 +1,97 @@
+import type { RecordSource } from "../client/read-records.js";
+import type { SubmissionVersion, SubmitResult } from "../client/submission-types.js";
+
+/** How the records were sent: stored, only validated, or refused whole after a dry run. */
+export type Mode = "store" | "dry-run" | "all-or-nothing-refused";
+
+export function isClean(result: SubmitResult): boolean {
+  return result.rejected.length === 0 && result.failedBatches.length === 0;
+}
+
+const HEADINGS: Record<Mode, string> = {
+  store: "",
+  "dry-run": "dry run, nothing stored: ",
+  "all-or-nothing-refused":
+    "all or nothing: the dry run of every batch found problems, nothing stored: ",
+};
+
+export function humanSummary(result: SubmitResult, source: RecordSource, mode: Mode): string {
+  const rejectedRecords = new Set(result.rejected.map((rejection) => rejection.index)).size;
+  let head = `created ${result.created}, updated ${result.updated}, rejected ${rejectedRecords}`;
+  if (result.rejectedBatches > 0) {
+    head += ` (records of rejected batches not stored: ${result.notStored})`;
+  }
+  const failed = result.failedBatches;
+  if (failed.length > 0) {
+    const records = failed.reduce((sum, batch) => sum + batch.size, 0);
+    head += `, failed batches ${failed.length} (records not stored: ${records})`;
+  }
+  const lines = [`${HEADINGS[mode]}${head}`];
+  for (const rejection of result.rejected) {
+    const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
+    const where = source.locate(rejection.index, rejection.field);
+    lines.push(`${where}${field}: ${describe(rejection, source)}`);
+  }
+  for (const batch of failed.filter((entry) => !entry.notSent)) {
+    lines.push(`batch ${batch.batch} (${range(source, batch)}) not stored: ${batch.message}`);
+  }
+  const unsent = failed.filter((entry) => entry.notSent);
+  const [first, last] = [unsent[0], unsent.at(-1)];
+  if (first && last) {
+    const span = { offset: first.offset, size: last.offset + last.size - first.offset };
+    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): API key refused`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function jsonSummary(
+  result: SubmitResult,
+  source: RecordSource,
+  settings: {
+    version: SubmissionVersion;
+    dryRun: boolean;
+    allOrNothing: boolean;
+    batchSize: number;
+    mode: Mode;
+  },
+) {
+  return {
+    ok: isClean(result),
+    version: settings.version,
+    dryRun: settings.dryRun,
+    allOrNothing: settings.allOrNothing,
+    /** False when nothing was stored: a dry run, or an all-or-nothing run that found problems. */
+    stored: settings.mode === "store",
+    records: source.records.length,
+    batches: Math.ceil(source.records.length / settings.batchSize),
+    created: result.created,
+    updated: result.updated,
+    rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
+    rejectedBatches: result.rejectedBatches,
+    notStored: result.notStored,
+    rejected: result.rejected.map((rejection) => ({
+      ...rejection,
+      location: source.locate(rejection.index, rejection.field),
+      ...(rejection.related === undefined
+        ? {}
+        : { relatedLocation: source.locate(rejection.related) }),
+    })),
+    failedBatches: result.failedBatches.map((batch) => ({
+      ...batch,
+      location: range(source, batch),
+    })),
+    unauthorized: result.unauthorized ?? null,
+  };
+}
+
+/** Server messages name other records by batch position (`data.3`): name them as in the file. */
+function describe(rejection: { message: string; related?: number }, source: RecordSource): string {
+  const { related } = rejection;
+  if (related === undefined) return rejection.message;
+  return rejection.message.replace(/\bdata\.\d+\b/, source.locate(related));
+}
+
+export function range(source: RecordSource, batch: { offset: number; size: number }): string {
+  const first = source.locate(batch.offset);
+  return batch.size === 1 ? first : `${first} to ${source.locate(batch.offset + batch.size - 1)}`;
+}

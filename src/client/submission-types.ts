@@ -1,0 +1,79 @@
+import { MAX_V1_BATCH, MAX_V2_BATCH } from "../schemas/report.js";
+
+export type SubmissionVersion = "v1" | "v2";
+
+/** Records per request the service accepts (contract section 2). */
+export const BATCH_LIMITS: Readonly<Record<SubmissionVersion, number>> = {
+  v1: MAX_V1_BATCH,
+  v2: MAX_V2_BATCH,
+};
+
+/** A problem the service reported for one record; `index` is zero-based in the whole input. */
+export type Rejection = {
+  index: number;
+  field?: string;
+  message: string;
+  /** Another record the message refers to (for a duplicate key, the earlier record). */
+  related?: number;
+};
+
+/** A batch that was not stored for a reason other than problems with its records. */
+export type FailedBatch = {
+  batch: number;
+  offset: number;
+  size: number;
+  status?: number;
+  message: string;
+  /** True for batches left unsent after the service refused the API key. */
+  notSent?: boolean;
+};
+
+export type BatchOutcome = "accepted" | "rejected" | "failed" | "skipped";
+
+export type BatchReport = {
+  batch: number;
+  batches: number;
+  offset: number;
+  size: number;
+  outcome: BatchOutcome;
+  attempts: number;
+};
+
+export type RetryNotice = {
+  batch: number;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+};
+
+export type SubmitBatchesOptions = {
+  url: string;
+  key: string;
+  version: SubmissionVersion;
+  dryRun: boolean;
+  records: readonly unknown[];
+  /** Defaults to, and may not exceed, the version's limit. */
+  batchSize?: number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  /** Retries per batch after the first attempt (429, 408, 5xx, network errors). Default 4. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default 60 s. */
+  timeoutMs?: number;
+  onBatch?: (report: BatchReport) => void;
+  onRetry?: (notice: RetryNotice) => void;
+};
+
+export type SubmitResult = {
+  created: number;
+  updated: number;
+  /** Every record problem, in record order; a record may have several. */
+  rejected: Rejection[];
+  /** Batches refused because of record problems (atomic: none of their records stored). */
+  rejectedBatches: number;
+  /** Records of rejected batches that had no problem of their own yet were not stored. */
+  notStored: number;
+  failedBatches: FailedBatch[];
+  /** Set when the service refused the API key (401): later batches were not sent. */
+  unauthorized?: string;
+};
