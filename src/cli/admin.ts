@@ -1,20 +1,26 @@
-import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import type { AdminServices } from "../services/admin.js";
 import type { System } from "../system.js";
-import { readJson } from "./read-json.js";
+import { registerMarketDataCommands } from "./market-data.js";
 
-type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
+export type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
 type Output = { json?: boolean };
-type Input = { args: string[]; opts: Record<string, string | undefined> };
+export type Input = { args: string[]; opts: Record<string, string | undefined> };
+
+export type Run = (
+  work: (admin: AdminServices, input: Input) => Promise<unknown>,
+  print: (result: never) => string,
+) => (...actionArgs: unknown[]) => Promise<void>;
+
+export const json = (c: Command) => c.option("--json", "print JSON");
 
 /**
  * Operator commands: organizations, keys, engagements, market data and eligibility. Each one
  * only parses, calls an admin service and prints (`--json` for scripts).
  */
 export function registerAdminCommands(program: Command, io: Io, withSystem: WithSystem): void {
-  const run =
+  const run: Run =
     (
       work: (admin: AdminServices, input: Input) => Promise<unknown>,
       print: (result: never) => string,
@@ -31,8 +37,14 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
         input.opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result as never)}\n`,
       );
     };
-  const json = (c: Command) => c.option("--json", "print JSON");
+  registerOrganizationCommands(program, run);
+  registerKeyCommands(program, run);
+  registerEngagementCommands(program, run);
+  registerMarketDataCommands(program, io, run);
+  registerEligibilityCommands(program, run);
+}
 
+function registerOrganizationCommands(program: Command, run: Run): void {
   const org = program.command("org").description("organizations");
   json(
     org
@@ -52,7 +64,9 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
       (rows: { id: string; name: string }[]) => table(rows.map((r) => [r.id, r.name])),
     ),
   );
+}
 
+function registerKeyCommands(program: Command, run: Run): void {
   const key = program.command("key").description("API keys");
   json(
     key
@@ -104,7 +118,9 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
       () => "revoked",
     ),
   );
+}
 
+function registerEngagementCommands(program: Command, run: Run): void {
   const engagement = program
     .command("engagement")
     .description("engagements of organizations with projects");
@@ -151,60 +167,9 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
         ]),
     ),
   );
+}
 
-  const marketData = program.command("market-data").description("coins, exchanges and markets");
-  json(
-    marketData
-      .command("import <file>")
-      .description(
-        "load coins, exchanges and markets from a fixture file (organizations are ignored)",
-      ),
-  ).action(
-    run(
-      async (admin, { args }: Input) =>
-        admin.importMarketData(await readJson(args[0] ?? "", io.cwd)),
-      (s: { changed: number; eligibilityChanged: number }) =>
-        `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
-    ),
-  );
-  json(
-    marketData
-      .command("sync")
-      .description(
-        "fetch coins, exchanges and markets from CoinGecko (COINGECKO_API_KEY, COINGECKO_BASE_URL)",
-      )
-      .option("--coins <ids>", "comma-separated coin ids (default: every engaged coin)")
-      .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)"),
-  ).action(
-    run(
-      async (admin, { opts }) => {
-        const bar =
-          io.stderr === process.stderr && process.stderr.isTTY
-            ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
-            : undefined;
-        bar?.start(1, 0, { label: "" });
-        try {
-          return await admin.syncMarketData({
-            onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
-            coinIds: listOf(opts.coins),
-            exchangeIds: listOf(opts.exchanges),
-            onProgress: (done, total, label) => {
-              if (bar === undefined) io.stderr.write(`${done}/${total} ${label}\n`);
-              else {
-                bar.setTotal(total);
-                bar.update(done, { label });
-              }
-            },
-          });
-        } finally {
-          bar?.stop();
-        }
-      },
-      (s: { coins: number; exchanges: number; markets: number; newMarkets: number }) =>
-        `${s.coins} coins, ${s.exchanges} exchanges, ${s.markets} markets (${s.newMarkets} new)`,
-    ),
-  );
-
+function registerEligibilityCommands(program: Command, run: Run): void {
   json(
     program
       .command("eligibility")
@@ -217,15 +182,6 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
       (r: { changed: number }) => `${r.changed} reports changed eligibility`,
     ),
   );
-}
-
-function listOf(value: string | undefined): string[] | undefined {
-  return value === undefined
-    ? undefined
-    : value
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
 }
 
 function iso(value: Date | null): string {

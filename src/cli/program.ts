@@ -27,6 +27,16 @@ export function buildProgram(
       writeErr: (s) => io.stderr.write(s),
     });
 
+  registerServeCommand(program, io, context);
+  registerDatabaseCommands(program, io, context);
+  registerAdminCommands(program, io, (work) => withSystem(io, context, work));
+  registerSubmitCommand(program, io, exit);
+  registerExportCommand(program, io, exit);
+
+  return program;
+}
+
+function registerServeCommand(program: Command, io: Io, context: Context): void {
   program
     .command("serve")
     .description("apply migrations and serve the HTTP API")
@@ -54,7 +64,9 @@ export function buildProgram(
         );
       },
     );
+}
 
+function registerDatabaseCommands(program: Command, io: Io, context: Context): void {
   program
     .command("seed <file>")
     .description("load a fixture file (idempotent)")
@@ -81,12 +93,6 @@ export function buildProgram(
         );
       });
     });
-
-  registerAdminCommands(program, io, (work) => withSystem(io, context, work));
-  registerSubmitCommand(program, io, exit);
-  registerExportCommand(program, io, exit);
-
-  return program;
 }
 
 /** Runs the program; resolves to the process exit code. */

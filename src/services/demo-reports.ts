@@ -117,16 +117,11 @@ function unmatchedPairs(fixture: DemoFixture, baseCoinId: string): Pair[] {
   return pairs;
 }
 
-function makeReport(
-  organizationId: string,
-  pair: Pair,
-  day: number,
-  type: SubmissionType,
-): DemoReport {
+/** The pair's profile: fixed per pair, the daily draw varies around it. */
+function pairProfile(organizationId: string, pair: Pair) {
   const quoteKey =
     "quoteCoinId" in pair.quote ? pair.quote.quoteCoinId : pair.quote.quoteCoinSymbol;
   const pairKey = [organizationId, pair.exchangeId, pair.baseCoinId, quoteKey, pair.instrumentType];
-  // The pair's profile stays fixed; the daily draw varies around it.
   const profile = mulberry32(fnv1a(pairKey.join("|")));
   const weight = (VENUE_WEIGHT[pair.exchangeId] ?? 0.5) * (quoteKey === "tether" ? 1 : 0.35);
   const depth200 = 40_000 * 30 ** profile() * weight;
@@ -136,8 +131,20 @@ function makeReport(
   const baseTob = 35 + 55 * profile();
   const turnover = 0.8 + 5 * profile();
   const phase = profile() * 2 * Math.PI;
+  return { key: pairKey.join("|"), depth200, shape, baseSpread, baseTob, turnover, phase };
+}
 
-  const rand = mulberry32(fnv1a(`${pairKey.join("|")}|${day}`));
+function makeReport(
+  organizationId: string,
+  pair: Pair,
+  day: number,
+  type: SubmissionType,
+): DemoReport {
+  const { key, depth200, shape, baseSpread, baseTob, turnover, phase } = pairProfile(
+    organizationId,
+    pair,
+  );
+  const rand = mulberry32(fnv1a(`${key}|${day}`));
   const dayIndex = day / DAY_MS;
   const trend = 1 + 0.2 * Math.sin(dayIndex / 9 + phase);
   const weekend = [0, 6].includes(new Date(day).getUTCDay()) ? 0.7 : 1;

@@ -66,60 +66,10 @@ export function createReferenceStore(db: Kysely<Tables>) {
      * so loading the same data twice changes nothing.
      */
     async upsert(data: ReferenceSnapshot): Promise<number> {
-      let changed = 0;
-      for (const coin of data.coins) {
-        const r = await db
-          .insertInto("coins")
-          .values(coin)
-          .onConflict((oc) =>
-            oc
-              .column("id")
-              .doUpdateSet({ symbol: coin.symbol, name: coin.name })
-              .where((eb) =>
-                eb.or([eb("coins.symbol", "!=", coin.symbol), eb("coins.name", "!=", coin.name)]),
-              ),
-          )
-          .executeTakeFirst();
-        changed += Number(r.numInsertedOrUpdatedRows ?? 0);
-      }
-      for (const e of data.exchanges) {
-        const row = {
-          id: e.id,
-          name: e.name,
-          spot: e.spot,
-          derivatives: e.derivatives,
-          market_data: e.marketData,
-          exchange_group: e.group,
-        };
-        const r = await db
-          .insertInto("exchanges")
-          .values(row)
-          .onConflict((oc) =>
-            oc
-              .column("id")
-              .doUpdateSet(row)
-              .where(
-                sql<boolean>`(exchanges.name, exchanges.spot, exchanges.derivatives, exchanges.market_data,
-                exchanges.exchange_group) is distinct from
-                (excluded.name, excluded.spot, excluded.derivatives, excluded.market_data, excluded.exchange_group)`,
-              ),
-          )
-          .executeTakeFirst();
-        changed += Number(r.numInsertedOrUpdatedRows ?? 0);
-      }
-      if (data.markets.length > 0) {
-        const m = data.markets;
-        const r = await sql`
-          insert into markets (exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, collected_since)
-          select * from unnest(${m.map((x) => x.exchangeId)}::text[], ${m.map((x) => x.baseCoinId)}::text[],
-            ${m.map((x) => x.instrumentType)}::text[], ${m.map((x) => x.quoteSymbol)}::text[],
-            ${m.map((x) => x.quoteCoinId)}::text[], ${m.map((x) => x.collectedSince)}::date[])
-          on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol) do update set
-            quote_coin_id = excluded.quote_coin_id, collected_since = excluded.collected_since
-          where (markets.quote_coin_id, markets.collected_since)
-            is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(db);
-        changed += Number(r.numAffectedRows ?? 0);
-      }
+      const changed =
+        (await upsertCoins(db, data.coins)) +
+        (await upsertExchanges(db, data.exchanges)) +
+        (await upsertMarkets(db, data.markets));
       if (changed > 0) {
         // Submissions validated against the old version must either commit before this load
         // goes on (so that its eligibility recomputation sees them) or see the new version and
@@ -138,3 +88,72 @@ export function createReferenceStore(db: Kysely<Tables>) {
 }
 
 export type ReferenceStore = ReturnType<typeof createReferenceStore>;
+
+async function upsertCoins(db: Db, coins: ReferenceSnapshot["coins"]): Promise<number> {
+  let changed = 0;
+  for (const coin of coins) {
+    const r = await db
+      .insertInto("coins")
+      .values(coin)
+      .onConflict((oc) =>
+        oc
+          .column("id")
+          .doUpdateSet({ symbol: coin.symbol, name: coin.name })
+          .where((eb) =>
+            eb.or([eb("coins.symbol", "!=", coin.symbol), eb("coins.name", "!=", coin.name)]),
+          ),
+      )
+      .executeTakeFirst();
+    changed += Number(r.numInsertedOrUpdatedRows ?? 0);
+  }
+  return changed;
+}
+
+async function upsertExchanges(db: Db, exchanges: ReferenceSnapshot["exchanges"]): Promise<number> {
+  let changed = 0;
+  for (const e of exchanges) {
+    const row = {
+      id: e.id,
+      name: e.name,
+      spot: e.spot,
+      derivatives: e.derivatives,
+      market_data: e.marketData,
+      exchange_group: e.group,
+    };
+    const r = await db
+      .insertInto("exchanges")
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .column("id")
+          .doUpdateSet(row)
+          .where(
+            sql<boolean>`(exchanges.name, exchanges.spot, exchanges.derivatives, exchanges.market_data,
+            exchanges.exchange_group) is distinct from
+            (excluded.name, excluded.spot, excluded.derivatives, excluded.market_data, excluded.exchange_group)`,
+          ),
+      )
+      .executeTakeFirst();
+    changed += Number(r.numInsertedOrUpdatedRows ?? 0);
+  }
+  return changed;
+}
+
+/** All markets in one statement. */
+async function upsertMarkets(db: Db, markets: ReferenceSnapshot["markets"]): Promise<number> {
+  let changed = 0;
+  if (markets.length > 0) {
+    const m = markets;
+    const r = await sql`
+      insert into markets (exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, collected_since)
+      select * from unnest(${m.map((x) => x.exchangeId)}::text[], ${m.map((x) => x.baseCoinId)}::text[],
+        ${m.map((x) => x.instrumentType)}::text[], ${m.map((x) => x.quoteSymbol)}::text[],
+        ${m.map((x) => x.quoteCoinId)}::text[], ${m.map((x) => x.collectedSince)}::date[])
+      on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol) do update set
+        quote_coin_id = excluded.quote_coin_id, collected_since = excluded.collected_since
+      where (markets.quote_coin_id, markets.collected_since)
+        is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(db);
+    changed += Number(r.numAffectedRows ?? 0);
+  }
+  return changed;
+}

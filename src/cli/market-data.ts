@@ -1,0 +1,69 @@
+import { SingleBar } from "cli-progress";
+import type { Command } from "commander";
+import { type Input, type Io, json, type Run } from "./admin.js";
+import { readJson } from "./read-json.js";
+
+/** `market-data import` (a fixture file) and `market-data sync` (CoinGecko). */
+export function registerMarketDataCommands(program: Command, io: Io, run: Run): void {
+  const marketData = program.command("market-data").description("coins, exchanges and markets");
+  json(
+    marketData
+      .command("import <file>")
+      .description(
+        "load coins, exchanges and markets from a fixture file (organizations are ignored)",
+      ),
+  ).action(
+    run(
+      async (admin, { args }: Input) =>
+        admin.importMarketData(await readJson(args[0] ?? "", io.cwd)),
+      (s: { changed: number; eligibilityChanged: number }) =>
+        `${s.changed} rows changed, ${s.eligibilityChanged} reports re-evaluated`,
+    ),
+  );
+  json(
+    marketData
+      .command("sync")
+      .description(
+        "fetch coins, exchanges and markets from CoinGecko (COINGECKO_API_KEY, COINGECKO_BASE_URL)",
+      )
+      .option("--coins <ids>", "comma-separated coin ids (default: every engaged coin)")
+      .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)"),
+  ).action(
+    run(
+      async (admin, { opts }) => {
+        const bar =
+          io.stderr === process.stderr && process.stderr.isTTY
+            ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
+            : undefined;
+        bar?.start(1, 0, { label: "" });
+        try {
+          return await admin.syncMarketData({
+            onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
+            coinIds: listOf(opts.coins),
+            exchangeIds: listOf(opts.exchanges),
+            onProgress: (done, total, label) => {
+              if (bar === undefined) io.stderr.write(`${done}/${total} ${label}\n`);
+              else {
+                bar.setTotal(total);
+                bar.update(done, { label });
+              }
+            },
+          });
+        } finally {
+          bar?.stop();
+        }
+      },
+      (s: { coins: number; exchanges: number; markets: number; newMarkets: number }) =>
+        `${s.coins} coins, ${s.exchanges} exchanges, ${s.markets} markets (${s.newMarkets} new)`,
+    ),
+  );
+}
+
+function listOf(value: string | undefined): string[] | undefined {
+  return value === undefined
+    ? undefined
+    : value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+}
