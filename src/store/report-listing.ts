@@ -66,7 +66,7 @@ function where(
  * look up every value's output function row by row and cost more than Node did). Strings go
  * through to_json for escaping; float8 prints its shortest exact form, a valid JSON number.
  * Key order and presence follow `reportItemSchema`: the quote fields only when set, the
- * v2-only metrics as null for v1 reports. Names fall back to ids, as in `toItem`.
+ * v2-only metrics as null for v1 reports. Names fall back to ids, as in `toCsvItem`.
  */
 const ITEM_JSON = (() => {
   const text = (column: string) => `to_json(${column})::text`;
