@@ -1,8 +1,10 @@
+import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
+import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { createStores } from "./store/stores.js";
@@ -19,12 +21,19 @@ import { createStores } from "./store/stores.js";
 export async function createSystem(
   config: Config,
   options: {
-    /** An open, migrated database (its `close` is called by the system's); else opened here. */
+    /**
+     * An open, migrated database (its `close` is called by the system's): the server's own,
+     * for a command sent to it. Without one, the configured database is opened and migrated.
+     */
     database?: Database;
     now?: () => Date;
   } = {},
 ) {
-  const database = options.database ?? (await openMigrated(config));
+  // `applied`: the migrations applied on opening (none on a database the system was given).
+  const { database, applied } =
+    options.database === undefined
+      ? await openMigrated(config)
+      : { database: options.database, applied: [] as string[] };
   const stores = createStores(database.db);
   const now = options.now ?? (() => new Date());
   const services = createServices(stores, {
@@ -37,18 +46,34 @@ export async function createSystem(
   });
   /** The HTTP API over these services (not listening yet). */
   const http = (logger: AppOptions["logger"]) => buildApp({ services, http: config.http, logger });
-  return { config, database, stores, services, admin, http, close: () => database.close() };
+  return {
+    config,
+    database,
+    applied,
+    stores,
+    services,
+    admin,
+    http,
+    close: () => database.close(),
+  };
 }
 
 export type System = Awaited<ReturnType<typeof createSystem>>;
 
-async function openMigrated(config: Config): Promise<Database> {
-  const database = await openDatabase(config.database);
+/** Opens the configured database and applies pending migrations. */
+async function openMigrated(config: Config): Promise<{ database: Database; applied: string[] }> {
+  const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
+  const database = await openDatabase(config.database).catch((error: unknown) => {
+    if (dataDir === undefined) throw error;
+    throw new DataDirError(
+      `cannot open the embedded database in DATA_DIR ${resolve(dataDir)}: ${describeOsError(error)}`,
+      { cause: error },
+    );
+  });
   try {
-    await migrate(database.db);
+    return { database, applied: await migrate(database.db) };
   } catch (error) {
     await database.close();
     throw error;
   }
-  return database;
 }

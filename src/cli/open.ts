@@ -1,8 +1,6 @@
-import { resolve } from "node:path";
 import { type Config, loadConfig } from "../config.js";
-import { DataDirError, describeOsError, prepareDataDir } from "../store/data-dir.js";
-import { type Database, openDatabase } from "../store/database.js";
-import { migrate } from "../store/migrate.js";
+import { DataDirError, prepareDataDir } from "../store/data-dir.js";
+import type { Database } from "../store/database.js";
 import { createSystem, type System } from "../system.js";
 import { acquire, type Ownership, sendToOwner, whoOwns } from "./data-dir-owner.js";
 
@@ -39,8 +37,8 @@ export type Opened = {
 };
 
 /**
- * Opens the configured database, applies migrations and builds the system on it. On the embedded database in a folder,
- * the folder is taken first (see data-dir-owner.ts). When another process owns it, `serve`
+ * Builds the system on the configured database (migrated). On the embedded database in a
+ * folder, the folder is taken first (see data-dir-owner.ts). When another process owns it, `serve`
  * fails naming that process, and any other command is sent to it (thrown as `Forwarded`).
  */
 export async function openConfigured(io: Io, context: Context, serving: boolean): Promise<Opened> {
@@ -53,34 +51,19 @@ export async function openConfigured(io: Io, context: Context, serving: boolean)
   }
   const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
   const ownership = dataDir === undefined ? undefined : await own(io, context, dataDir, serving);
-  let database: Database;
+  let system: System;
   try {
-    database = await openDatabase(config.database).catch((error: unknown) => {
-      if (dataDir === undefined) throw error;
-      throw new DataDirError(
-        `cannot open the embedded database in DATA_DIR ${resolve(dataDir)}: ${describeOsError(error)}`,
-        { cause: error },
-      );
-    });
+    system = await createSystem(config);
   } catch (error) {
     await ownership?.release();
     throw error;
   }
-  let applied: string[];
-  try {
-    applied = await migrate(database.db);
-  } catch (error) {
-    await database.close();
-    await ownership?.release();
-    throw error;
-  }
-  const close = database.close;
-  database.close = async () => {
+  const close = system.close;
+  system.close = async () => {
     await close();
     await ownership?.release();
   };
-  const system = await createSystem(config, { database });
-  return { config, system, ownership, applied };
+  return { config, system, ownership, applied: system.applied };
 }
 
 async function own(io: Io, context: Context, dataDir: string, serving: boolean) {
