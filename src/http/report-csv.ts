@@ -1,3 +1,4 @@
+import { csvCell } from "../domain/csv-cell.js";
 import { type ReportItem, reportItemSchema } from "../schemas/report.js";
 
 const COLUMNS = Object.keys(reportItemSchema.shape) as (keyof ReportItem)[];
@@ -10,19 +11,18 @@ export function prefersCsv(accept: string | undefined): boolean {
   return csv !== -1 && (json === -1 || csv < json);
 }
 
-/** CSV lines (RFC 4180, header row first) for the report items, chunk by chunk. */
+/**
+ * CSV lines (RFC 4180, header row first) for the report items, chunk by chunk; text cells that
+ * a spreadsheet would take for a formula are neutralised (csvCell).
+ */
 export async function* reportCsv(
   first: IteratorResult<ReportItem[]>,
   rest: AsyncIterator<ReportItem[]>,
 ): AsyncGenerator<string> {
   yield `${COLUMNS.join(",")}\r\n`;
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {
-    yield chunk.value.map((item) => `${COLUMNS.map((c) => cell(item[c])).join(",")}\r\n`).join("");
+    yield chunk.value
+      .map((item) => `${COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
+      .join("");
   }
-}
-
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -1,4 +1,4 @@
-import { utcDate } from "../domain/dates.js";
+import { storableDateRange, utcDate } from "../domain/dates.js";
 import type { ReferenceData } from "../domain/reference-data.js";
 import {
   type EligibilityReason,
@@ -104,6 +104,7 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
     utcDate(deps.now()),
   );
   const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  const dates = storableDateRange(query.dateGte, query.dateLte);
   return {
     organizationId: caller.organizationId,
     baseCoinIds:
@@ -111,8 +112,8 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
         ? engagedCoins
         : engagedCoins.filter((c) => c === query.baseCoinId),
     exchangeId: query.exchangeId,
-    dateGte: query.dateGte,
-    dateLte: query.dateLte,
+    dateGte: dates.from,
+    dateLte: dates.to,
   };
 }
 
