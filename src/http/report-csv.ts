@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { csvCell } from "../domain/csv-cell.js";
 import { type ReportItem, reportItemSchema } from "../schemas/report.js";
 
@@ -9,6 +11,19 @@ export function prefersCsv(accept: string | undefined): boolean {
   const csv = accept.indexOf("text/csv");
   const json = accept.indexOf("application/json");
   return csv !== -1 && (json === -1 || csv < json);
+}
+
+/**
+ * The CSV body as a stream that reads the next chunk only once the client has taken the last
+ * one: a client that stops reading stops the export (the idle timeout then ends it), rather
+ * than have its whole export read from the database into memory (object streams buffer 16
+ * chunks by default).
+ */
+export function reportCsvStream(
+  first: IteratorResult<ReportItem[]>,
+  rest: AsyncIterator<ReportItem[]>,
+): Readable {
+  return Readable.from(reportCsv(first, rest), { highWaterMark: 1 });
 }
 
 /**

@@ -71,7 +71,7 @@ function pagingOf(query: ListQuery) {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-const EXPORT_CHUNK = 2_000;
+const EXPORT_CHUNK = 500;
 
 /**
  * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so

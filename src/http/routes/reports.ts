@@ -1,11 +1,10 @@
-import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { listQuerySchema } from "../../schemas/list-query.js";
 import { problemsOf } from "../../schemas/problems.js";
 import type { Services } from "../../services/index.js";
-import { prefersCsv, reportCsv } from "../report-csv.js";
+import { prefersCsv, reportCsvStream } from "../report-csv.js";
 
 export function reportRoutes(services: Services) {
   return async (app: FastifyInstance) => {
@@ -35,7 +34,7 @@ export function reportRoutes(services: Services) {
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(Readable.from(reportCsv(first, chunks)));
+        .send(reportCsvStream(first, chunks));
     });
   };
 }
