@@ -104,6 +104,7 @@ describe.each(VARIANTS)("under a slow-client attack from one address ($name)", (
         DATABASE_URL: database?.url ?? "memory://",
         // The defaults, not the support module's lifted ones.
         RATE_LIMIT_PER_MINUTE: "1200",
+        RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "6000",
         MAX_IN_FLIGHT_REQUESTS: "64",
         ...env,
       },
