@@ -6,6 +6,7 @@ import type { Services } from "../services/index.js";
 import type { Caller } from "../services/submit-reports.js";
 import { limitConnectionsPerAddress } from "./abuse/connections.js";
 import { limitExportsPerKey } from "./abuse/exports.js";
+import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
@@ -63,7 +64,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         },
         handler,
       );
-      // No byte received and none taken by the client for this long: the socket is destroyed.
+      // No byte received and none taken by the client for this long: the socket is destroyed
+      // (paused while a request is worked on, see idle-timeout.ts).
       server.setTimeout(http.idleTimeoutMs);
       limitConnectionsPerAddress(server, http.maxConnectionsPerAddress);
       return server;
@@ -85,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header("x-request-id", request.id);
   });
   securityHeaders(app);
+  idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
   limitRequestsPerAddress(app, http.rateLimitPerAddressPerMinute);
   shedLoadAbove(app, http.maxInFlightRequests);
 
