@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fixture } from "../../src/schemas/fixture.js";
+import { createOrganizationStore } from "../../src/store/organization-store.js";
 import { runCli } from "../helpers/cli.js";
 import { freshDatabase, onPostgres } from "../helpers/database.js";
 import { baseFixture } from "../helpers/fixture.js";
@@ -119,5 +121,30 @@ describe("API keys", () => {
     if (fixtureKey === undefined) throw new Error("fixture key missing");
     expect((await cli("key", "revoke", "partner", fixtureKey.id)).code).toBe(0);
     expect((await listKeys("partner")).filter((k) => k.revokedAt === null)).toHaveLength(1);
+  });
+});
+
+describe("migration 005", () => {
+  it("clears the stored prefix of every key that is not a generated trk_ key", async () => {
+    const database = await freshDatabase();
+    try {
+      const db = database.db;
+      const organizations = createOrganizationStore(db);
+      await organizations.upsertOrganization(db, "legacy", "Legacy");
+      for (const [hash, prefix] of [
+        ["a".repeat(64), "partner-key-"],
+        ["b".repeat(64), "trk_AbCdEfGh"],
+      ] as const)
+        await organizations.addApiKey(db, { organizationId: "legacy", hash, prefix, label: "" });
+      const migration = readFileSync(
+        new URL("../../migrations/005_api_key_prefix_generated_only.sql", import.meta.url),
+        "utf8",
+      );
+      await sql.raw(migration).execute(db);
+      const prefixes = (await organizations.apiKeys("legacy")).map((k) => k.prefix).sort();
+      expect(prefixes).toEqual(["", "trk_AbCdEfGh"]);
+    } finally {
+      await database.close();
+    }
   });
 });
