@@ -39,5 +39,10 @@ export async function* reportCsv(
     yield chunk.value
       .map((item) => `${COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
       .join("");
+    // A client that reads fast (or a large socket buffer) would otherwise have the next chunk
+    // fetched and written in the same turn of the event loop, chunk after chunk: with the
+    // embedded database, which runs on this thread, no other request is served until the
+    // export stalls. Waiting one turn lets them in between chunks.
+    await nextTurn();
   }
 }
