@@ -66,8 +66,8 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   ).action(
     run(
       (admin, { args, opts }: Input) => admin.createApiKey(args[0] ?? "", opts.label ?? ""),
-      (k: { key: string; prefix: string }) =>
-        `${k.key}\n(shown once: store it now; prefix ${k.prefix})`,
+      (k: { key: string; id: string; prefix: string }) =>
+        `${k.key}\n(shown once: store it now; id ${k.id}, prefix ${k.prefix})`,
     ),
   );
   json(
@@ -79,6 +79,7 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
       (admin, { args }: Input) => admin.listApiKeys(args[0] ?? ""),
       (
         rows: {
+          id: string;
           prefix: string;
           label: string;
           createdAt: Date;
@@ -87,8 +88,9 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
         }[],
       ) =>
         table([
-          ["PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
+          ["ID", "PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
           ...rows.map((r) => [
+            r.id,
             r.prefix,
             r.label,
             iso(r.createdAt),
@@ -105,7 +107,7 @@ export function registerAdminCommands(program: Command, io: Io, withDatabase: Wi
   ).action(
     run(
       (admin, { args }: Input) => admin.revokeApiKey(args[0] ?? "", args[1] ?? ""),
-      () => "revoked",
+      (r: { id: string }) => `revoked ${r.id}`,
     ),
   );
 

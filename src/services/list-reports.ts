@@ -1,5 +1,5 @@
 import type { Caller } from "../domain/caller.js";
-import { utcDate } from "../domain/dates.js";
+import { storableDateRange, utcDate } from "../domain/dates.js";
 import type { ReferenceData } from "../domain/reference-data.js";
 import {
   type EligibilityReason,
@@ -56,7 +56,7 @@ function pagingOf(query: ListQuery) {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-const EXPORT_CHUNK = 2_000;
+const EXPORT_CHUNK = 500;
 
 /**
  * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so
@@ -96,6 +96,7 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
     utcDate(deps.now()),
   );
   const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  const dates = storableDateRange(query.dateGte, query.dateLte);
   return {
     organizationId: caller.organizationId,
     baseCoinIds:
@@ -103,8 +104,8 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
         ? engagedCoins
         : engagedCoins.filter((c) => c === query.baseCoinId),
     exchangeId: query.exchangeId,
-    dateGte: query.dateGte,
-    dateLte: query.dateLte,
+    dateGte: dates.from,
+    dateLte: dates.to,
   };
 }
 
