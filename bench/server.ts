@@ -33,7 +33,15 @@ export async function startServer(
     ...(seedFile ? ["--seed", seedFile] : []),
   ];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000", ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_PER_MINUTE: "100000000",
+      // Every benchmark client connects from 127.0.0.1.
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "100000000",
+      MAX_CONNECTIONS_PER_ADDRESS: "100000",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

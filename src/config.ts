@@ -25,6 +25,13 @@ const environmentSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt(1200),
   MAX_IN_FLIGHT_REQUESTS: positiveInt(64),
   REQUEST_TIMEOUT_MS: positiveInt(30_000),
+  // Abuse limits (docs/reliability.md, "Abuse").
+  IDLE_TIMEOUT_MS: positiveInt(10_000),
+  MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
+  MAX_EXPORTS_PER_KEY: positiveInt(2),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: positiveInt(6000),
+  AUTH_FAILURES_PER_MINUTE: positiveInt(30),
+  MAX_PROBLEMS_PER_RESPONSE: positiveInt(100),
   DB_POOL_SIZE: positiveInt(10),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
@@ -57,7 +64,15 @@ export type HttpConfig = {
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   maxInFlightRequests: number;
+  /** Headers and body of a request must arrive within it (the upload timeout). */
   requestTimeoutMs: number;
+  /** A connection on which no byte moves either way for this long is closed. */
+  idleTimeoutMs: number;
+  maxConnectionsPerAddress: number;
+  maxExportsPerKey: number;
+  rateLimitPerAddressPerMinute: number;
+  authFailuresPerMinute: number;
+  maxProblemsPerResponse: number;
 };
 
 export class ConfigError extends Error {}
@@ -80,6 +95,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       maxInFlightRequests: e.MAX_IN_FLIGHT_REQUESTS,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.IDLE_TIMEOUT_MS,
+      maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
+      maxExportsPerKey: e.MAX_EXPORTS_PER_KEY,
+      rateLimitPerAddressPerMinute: e.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
     coinGecko: {

@@ -56,7 +56,7 @@ const good = {
   organization: {
     id: "initech",
     name: "Initech",
-    apiKeys: ["initech-key-0123456789"],
+    apiKeys: ["initech-key-0123456789abcdef0123456789"],
     engagements: [{ baseCoinId: "chainlink", type: "project", since: "2024-01-01" }],
   },
 };
@@ -109,7 +109,7 @@ describe("loading a fixture", () => {
     const key = await t.request({
       method: "GET",
       url: "/api/v1/projects",
-      key: "initech-key-0123456789",
+      key: "initech-key-0123456789abcdef0123456789",
     });
     expect(key.statusCode).toBe(200);
   });
@@ -188,8 +188,12 @@ describe("refusing a malformed fixture", () => {
       name: "one API key listed twice",
       fixture: {
         organizations: [
-          { ...good.organization, apiKeys: ["twice-key-0123456789"] },
-          { id: "hooli", name: "Hooli", apiKeys: [{ key: "twice-key-0123456789", revoked: true }] },
+          { ...good.organization, apiKeys: ["twice-key-0123456789abcdef0123456789"] },
+          {
+            id: "hooli",
+            name: "Hooli",
+            apiKeys: [{ key: "twice-key-0123456789abcdef0123456789", revoked: true }],
+          },
         ],
       },
       path: "organizations.1.apiKeys.0",

@@ -11,8 +11,10 @@ import { dayAfter, listReports, submit } from "./helpers/submission.js";
 
 let t: TestApp;
 beforeAll(async () => {
-  // Lifted so that a long hunt (FUZZ_RUNS) is not cut short by the per-key rate limit.
-  t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: "1000000" } });
+  // Lifted so that a long hunt (FUZZ_RUNS) is not cut short by the rate limits.
+  t = await startTestApp({
+    env: { RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000" },
+  });
 });
 afterAll(async () => t?.close());
 

@@ -76,8 +76,8 @@ function registerKeyCommands(program: Command, run: Run): void {
   ).action(
     run(
       (admin, { args, opts }: Input) => admin.createApiKey(args[0] ?? "", opts.label ?? ""),
-      (k: { key: string; prefix: string }) =>
-        `${k.key}\n(shown once: store it now; prefix ${k.prefix})`,
+      (k: { key: string; id: string; prefix: string }) =>
+        `${k.key}\n(shown once: store it now; id ${k.id}, prefix ${k.prefix})`,
     ),
   );
   json(
@@ -89,6 +89,7 @@ function registerKeyCommands(program: Command, run: Run): void {
       (admin, { args }: Input) => admin.listApiKeys(args[0] ?? ""),
       (
         rows: {
+          id: string;
           prefix: string;
           label: string;
           createdAt: Date;
@@ -97,8 +98,9 @@ function registerKeyCommands(program: Command, run: Run): void {
         }[],
       ) =>
         table([
-          ["PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
+          ["ID", "PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
           ...rows.map((r) => [
+            r.id,
             r.prefix,
             r.label,
             iso(r.createdAt),
@@ -115,7 +117,7 @@ function registerKeyCommands(program: Command, run: Run): void {
   ).action(
     run(
       (admin, { args }: Input) => admin.revokeApiKey(args[0] ?? "", args[1] ?? ""),
-      () => "revoked",
+      (r: { id: string }) => `revoked ${r.id}`,
     ),
   );
 }

@@ -16,9 +16,30 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key, "utf8").digest("hex");
 }
 
-/** The non-secret start of a key, stored to let people tell their keys apart. */
+/**
+ * The non-secret start of a generated key (`trk_` and 8 of its 43 random characters), stored
+ * to let people tell their keys apart. A key chosen by hand (fixtures) gets none: its first
+ * characters may be much of the secret.
+ */
 export function apiKeyPrefix(key: string): string {
-  return key.slice(0, PREFIX_LENGTH);
+  return key.startsWith(KEY_MARKER) ? key.slice(0, PREFIX_LENGTH) : "";
+}
+
+/** The shortest key a fixture may hold: shorter ones are guessable. */
+export const MIN_FIXTURE_KEY_LENGTH = 32;
+
+export type KeyCandidate = { id: string; prefix: string; label: string };
+
+/**
+ * The keys `idOrPrefix` names: the key with that id; else every key whose id, or whose stored
+ * prefix, begins with it. More than one is ambiguous (the caller names them all).
+ */
+export function keysMatching<K extends KeyCandidate>(keys: K[], idOrPrefix: string): K[] {
+  const exact = keys.filter((k) => k.id === idOrPrefix);
+  if (exact.length > 0 || idOrPrefix === "") return exact;
+  return keys.filter(
+    (k) => k.id.startsWith(idOrPrefix) || (k.prefix !== "" && k.prefix.startsWith(idOrPrefix)),
+  );
 }
 
 /** Reads the key from an Authorization header value: the key itself, or `Bearer <key>`. */

@@ -1,6 +1,32 @@
 /** The earliest trading date the service accepts. */
 export const EARLIEST_DATE = "2000-01-01";
 
+/**
+ * Past the last date a listing bound is taken as is. No report is dated after the day it was
+ * submitted, so no stored report lies beyond it; and the month arithmetic of a listing's count
+ * stays inside years that PostgreSQL accepts and JavaScript writes as YYYY (year 0 and year
+ * 10000 are neither).
+ */
+const LATEST_BOUND = "9998-12-31";
+
+/**
+ * A listing's date bounds narrowed to the dates a stored report can have (EARLIEST_DATE to
+ * LATEST_BOUND); the records selected are the same, and every date the query parser accepts
+ * (years 0000 to 9999) becomes one the database accepts.
+ */
+export function storableDateRange(
+  from: string | undefined,
+  to: string | undefined,
+): { from: string | undefined; to: string | undefined } {
+  const clamp = (date: string | undefined, low: string, high: string) =>
+    date === undefined ? undefined : date < low ? low : date > high ? high : date;
+  return {
+    // A bound beyond the other end keeps the range empty, as it was.
+    from: clamp(from, EARLIEST_DATE, "9999-01-01"),
+    to: clamp(to, "1999-12-31", LATEST_BOUND),
+  };
+}
+
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** True for a real calendar date written YYYY-MM-DD (so 2025-02-30 is not one). */

@@ -21,6 +21,21 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
 }
 
 /**
+ * A 400 lists at most `max` problems, then one entry saying how many more there were, so that
+ * a small body cannot buy a large answer (300 empty records have some 4,500 problems).
+ */
+export function capProblems(problems: Problem[], max: number): Problem[] {
+  if (problems.length <= max) return problems;
+  return [...problems.slice(0, max), { message: `… and ${problems.length - max} more problems` }];
+}
+
+/** The error handler of the app, with the problem cap of the configuration. */
+export function errorHandler(options: { maxProblems: number }) {
+  return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
+    handleError(error, request, reply, options);
+}
+
+/**
  * Maps every error to a status and the specified body. Domain errors carry their own kind;
  * Fastify's errors (body parsing, limits) keep their 4xx status; everything else is a 5xx
  * whose body never shows internals (they go to the log, with the request id).
@@ -29,6 +44,7 @@ export function handleError(
   error: FastifyError | Error,
   request: FastifyRequest,
   reply: FastifyReply,
+  options: { maxProblems: number } = { maxProblems: Number.POSITIVE_INFINITY },
 ) {
   if (error instanceof DomainError) {
     switch (error.kind) {
@@ -37,7 +53,9 @@ export function handleError(
           .code(400)
           .send(
             badRequest(
-              error instanceof ValidationError ? error.problems : [{ message: error.message }],
+              error instanceof ValidationError
+                ? capProblems(error.problems, options.maxProblems)
+                : [{ message: error.message }],
             ),
           );
       case "unauthenticated":

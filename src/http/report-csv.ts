@@ -1,3 +1,6 @@
+import { Readable } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { csvCell } from "../domain/csv-cell.js";
 import { type ReportCsvItem, reportItemSchema } from "../schemas/report.js";
 
 /**
@@ -8,19 +11,36 @@ const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).fla
   name === "type" ? ["instrumentType", "type"] : [name],
 ) as (keyof ReportCsvItem)[];
 
-/** CSV lines (RFC 4180, header row first) for the report items, chunk by chunk. */
+/**
+ * The CSV body as a stream that reads the next chunk only once the client has taken the last
+ * one: a client that stops reading stops the export (the idle timeout then ends it), rather
+ * than have its whole export read from the database into memory (object streams buffer 16
+ * chunks by default).
+ */
+export function reportCsvStream(
+  first: IteratorResult<ReportCsvItem[]>,
+  rest: AsyncIterator<ReportCsvItem[]>,
+): Readable {
+  return Readable.from(reportCsv(first, rest), { highWaterMark: 1 });
+}
+
+/**
+ * CSV lines (RFC 4180, header row first) for the report items, chunk by chunk; text cells that
+ * a spreadsheet would take for a formula are neutralised (csvCell).
+ */
 export async function* reportCsv(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
 ): AsyncGenerator<string> {
   yield `${COLUMNS.join(",")}\r\n`;
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {
-    yield chunk.value.map((item) => `${COLUMNS.map((c) => cell(item[c])).join(",")}\r\n`).join("");
+    yield chunk.value
+      .map((item) => `${COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
+      .join("");
+    // A client that reads fast (or a large socket buffer) would otherwise have the next chunk
+    // fetched and written in the same turn of the event loop, chunk after chunk: with the
+    // embedded database, which runs on this thread, no other request is served until the
+    // export stalls. Waiting one turn lets them in between chunks.
+    await nextTurn();
   }
-}
-
-function cell(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MIN_FIXTURE_KEY_LENGTH } from "../domain/api-key.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { dateSchema } from "./report.js";
 import { storableText } from "./text.js";
@@ -29,10 +30,18 @@ export const marketSchema = z.strictObject({
   collectedSince: dateSchema,
 });
 
+const fixtureKey = z
+  .string()
+  .min(
+    MIN_FIXTURE_KEY_LENGTH,
+    `API key must be at least ${MIN_FIXTURE_KEY_LENGTH} characters (a shorter one is guessable)`,
+  )
+  .max(200);
+
 const apiKeySchema = z.union([
-  z.string().min(8).max(200),
+  fixtureKey,
   z.strictObject({
-    key: z.string().min(8).max(200),
+    key: fixtureKey,
     label: storableText(200, 0).optional(),
     revoked: z.boolean().optional(),
   }),

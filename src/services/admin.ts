@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
-import { apiKeyPrefix, generateApiKey, hashApiKey } from "../domain/api-key.js";
+import { apiKeyPrefix, generateApiKey, hashApiKey, keysMatching } from "../domain/api-key.js";
 import { utcDate } from "../domain/dates.js";
 import { describePeriod, overlaps } from "../domain/engagement.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
@@ -68,18 +68,35 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       return organizations.apiKeys(organizationId);
     },
 
-    /** Revokes the organization's key with this id or prefix. */
+    /**
+     * Revokes the organization's active key with this id, or the one whose id or prefix begins
+     * with it; a prefix that fits several keys revokes nothing and names them.
+     */
     async revokeApiKey(organizationId: string, idOrPrefix: string) {
       await requireOrganization(organizationId);
-      const match = /^[0-9a-f-]{36}$/.test(idOrPrefix)
-        ? { id: idOrPrefix }
-        : { prefix: idOrPrefix };
-      const revoked = await organizations.revokeApiKey({ ...match, organizationId }, now());
-      if (revoked === 0)
+      const active = (await organizations.apiKeys(organizationId)).filter(
+        (k) => k.revokedAt === null,
+      );
+      const matches = keysMatching(active, idOrPrefix);
+      const [match] = matches;
+      if (match === undefined)
         throw new NotFoundError(
           `no active key '${idOrPrefix}' for organization '${organizationId}'`,
         );
-      return { revoked };
+      if (matches.length > 1) {
+        const names = matches.map(
+          (k) =>
+            `${k.id}${k.prefix === "" ? "" : ` (${k.prefix})`}${k.label ? ` "${k.label}"` : ""}`,
+        );
+        throw new ValidationError([
+          {
+            path: "idOrPrefix",
+            message: `'${idOrPrefix}' matches ${matches.length} active keys: ${names.join(", ")}; give more of the id`,
+          },
+        ]);
+      }
+      const revoked = await organizations.revokeApiKey({ id: match.id, organizationId }, now());
+      return { revoked, id: match.id };
     },
 
     async addEngagement(organizationId: string, input: z.input<typeof engagementSchema>) {

@@ -1,5 +1,5 @@
 import type { Caller } from "../domain/caller.js";
-import { utcDate } from "../domain/dates.js";
+import { storableDateRange, utcDate } from "../domain/dates.js";
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportCsvItem } from "../schemas/report.js";
 import type { ListCursor, ListFilter, PageItem } from "../store/report-listing.js";
@@ -40,7 +40,7 @@ function pagingOf(query: ListQuery) {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-const EXPORT_CHUNK = 2_000;
+const EXPORT_CHUNK = 500;
 
 /**
  * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so
@@ -74,6 +74,7 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
     utcDate(deps.now()),
   );
   const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  const dates = storableDateRange(query.dateGte, query.dateLte);
   return {
     organizationId: caller.organizationId,
     baseCoinIds:
@@ -81,7 +82,7 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
         ? engagedCoins
         : engagedCoins.filter((c) => c === query.baseCoinId),
     exchangeId: query.exchangeId,
-    dateGte: query.dateGte,
-    dateLte: query.dateLte,
+    dateGte: dates.from,
+    dateLte: dates.to,
   };
 }

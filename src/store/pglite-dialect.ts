@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
 import {
   type CompiledQuery,
@@ -65,6 +66,10 @@ class PGliteDriver implements Driver {
       release = resolve;
     });
     await previous;
+    // PGlite runs on this thread and its queued callers resume one another in microtasks: 64
+    // requests waiting for the connection would hold the event loop until the last is done,
+    // and no other request (a health probe) could even be read. Each hand-over waits one turn.
+    await nextTurn();
     this.connection.release = release;
     return this.connection;
   }

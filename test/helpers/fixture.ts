@@ -1,9 +1,9 @@
 import type { Fixture } from "../../src/schemas/fixture.js";
 
 export const KEYS = {
-  acme: "acme-key-0123456789abcdef",
-  acmeRevoked: "acme-revoked-key-0123456789",
-  globex: "globex-key-0123456789abcdef",
+  acme: "acme-key-0123456789abcdef0123456789",
+  acmeRevoked: "acme-revoked-key-0123456789abcdef0123",
+  globex: "globex-key-0123456789abcdef0123456789",
 };
 
 /** A small world: two venue families, a spot-only exchange, one without market data. */

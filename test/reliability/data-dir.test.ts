@@ -89,7 +89,7 @@ describe.skipIf(onPostgres)("one process owns a DATA_DIR", () => {
       );
       const created = await runCommand(["key", "create", "initech", "--json"], env);
       expect(created.code, created.stderr).toBe(0);
-      const first = JSON.parse(created.stdout) as { key: string; prefix: string };
+      const first = JSON.parse(created.stdout) as { id: string; key: string; prefix: string };
       const second = JSON.parse(
         (await runCommand(["key", "create", "initech", "--json"], env)).stdout,
       ) as { key: string };
@@ -98,7 +98,7 @@ describe.skipIf(onPostgres)("one process owns a DATA_DIR", () => {
       expect((await call(server.base, "/api/v1/reports", { key: second.key })).status).toBe(200);
 
       const revoked = await runCommand(["key", "revoke", "initech", first.prefix], env);
-      expect(revoked).toMatchObject({ code: 0, stdout: "revoked\n" });
+      expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${first.id}\n` });
       expect((await call(server.base, "/api/v1/reports", { key: first.key })).status).toBe(401);
       const listed = await runCommand(["key", "list", "initech", "--json"], env);
       expect(listed.code, listed.stderr).toBe(0);

@@ -32,7 +32,7 @@ const DAYS = 300;
 const EXCHANGES = ["binance", "kraken"]; // both spot: a v1 record has the same key as a v2 one
 const KEY_COUNT = DAYS * EXCHANGES.length; // 600
 const V1_SHARE = 0.3;
-const ROTATED_KEY = "acme-key-to-revoke-0123456789";
+const ROTATED_KEY = "acme-key-to-revoke-0123456789abcdef0123";
 
 type Outcome = { status: number; createdCount: number; updatedCount: number; body: unknown };
 

@@ -59,6 +59,7 @@ export async function startServer(options: {
         ...inherited,
         LOG_LEVEL: "warn",
         RATE_LIMIT_PER_MINUTE: "1000000",
+        RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
         MAX_IN_FLIGHT_REQUESTS: "256",
         ...options.env,
       },

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -17,7 +16,7 @@ import {
 import type { Services } from "../../services/index.js";
 import { prefersCsv } from "../negotiate.js";
 import { badQueryResponse, errorResponses } from "../openapi.js";
-import { reportCsv } from "../report-csv.js";
+import { reportCsvStream } from "../report-csv.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
@@ -105,7 +104,7 @@ export function reportRoutes(services: Services) {
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(Readable.from(reportCsv(first, chunks)));
+        .send(reportCsvStream(first, chunks));
     });
   };
 }

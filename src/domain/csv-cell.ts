@@ -1,0 +1,16 @@
+/**
+ * One CSV cell (RFC 4180). Text that a spreadsheet would read as a formula, that is text
+ * beginning with `=`, `+`, `-`, `@`, a tab or a carriage return, gets a leading single quote
+ * (OWASP, "CSV Injection"): `=HYPERLINK(…)` is written `'=HYPERLINK(…)`. Only text is
+ * changed: numbers are written as numbers (a negative one, which the metrics never hold,
+ * would stay `-5`, a number to any spreadsheet and no formula), so numeric columns read back
+ * unchanged. A neutralised cell begins with `'`, so applying the rule twice changes nothing.
+ */
+export function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = String(value);
+  if (typeof value === "string" && FORMULA_START.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;

@@ -1,0 +1,137 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { buildApp } from "../../src/http/app.js";
+import type { Services } from "../../src/services/index.js";
+import { startTestApp, type TestApp } from "../helpers/app.js";
+import { KEYS } from "../helpers/fixture.js";
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** The app over the test database, with `authenticate` counting its calls (database lookups). */
+async function countingApp(t: TestApp, env: Record<string, string>) {
+  const lookups = { count: 0 };
+  const services: Services = {
+    ...t.services,
+    authenticate: (authorization) => {
+      lookups.count++;
+      return t.services.authenticate(authorization);
+    },
+  };
+  const app = await buildApp({ services, http: loadConfig(env).http, logger: false });
+  const get = (authorization: string | undefined, remoteAddress = "127.0.0.1") =>
+    app.inject({
+      method: "GET",
+      url: "/api/v1/exchanges",
+      remoteAddress,
+      headers: authorization === undefined ? {} : { authorization },
+    });
+  return { app, lookups, get };
+}
+
+function expect429(response: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  json(): unknown;
+}) {
+  expect(response.statusCode).toBe(429);
+  expect(Number(response.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  expect(response.json()).toEqual({
+    statusCode: 429,
+    error: "Too Many Requests",
+    message: expect.stringMatching(/ per minute.*; retry in \d+ seconds$/),
+  });
+}
+
+describe("rate limits before and after authentication", () => {
+  it("limits failed authentications per address; once limited they cost no database lookup", async () => {
+    t = await startTestApp();
+    const { app, lookups, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "5" });
+    try {
+      const bad = "not-a-key-of-anyone-0123456789abcdef";
+      const answers = [];
+      for (let i = 0; i < 8; i++) answers.push(await get(bad, "127.0.0.2"));
+      expect(answers.map((r) => r.statusCode)).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+      expect429(answers[7] as never);
+      expect(answers[7]?.json().message).toMatch(/failed authentications/);
+      expect(lookups.count).toBe(5);
+      // Random keys from the limited address are refused without a lookup too.
+      for (let i = 0; i < 20; i++)
+        expect((await get(randomBytes(20).toString("hex"), "127.0.0.2")).statusCode).toBe(429);
+      expect(lookups.count).toBe(5);
+      // Another address is not affected.
+      expect((await get(KEYS.acme, "127.0.0.1")).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("still serves a key that authenticated before from an address that is limited", async () => {
+    t = await startTestApp();
+    const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
+    try {
+      expect((await get(KEYS.acme, "127.0.0.2")).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await get(`wrong-${i}`, "127.0.0.2")).statusCode).toBe(401);
+      expect((await get("wrong-again", "127.0.0.2")).statusCode).toBe(429);
+      expect((await get(KEYS.acme, "127.0.0.2")).statusCode).toBe(200);
+      // A key never seen from there waits like the attacker (no lookup is made to find it good).
+      expect((await get(KEYS.globex, "127.0.0.2")).statusCode).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("counts requests per client address before authentication", async () => {
+    t = await startTestApp();
+    const { app, lookups, get } = await countingApp(t, { RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "4" });
+    try {
+      for (let i = 0; i < 4; i++) expect((await get(undefined, "127.0.0.3")).statusCode).toBe(401);
+      const before = lookups.count;
+      const limited = await get(KEYS.acme, "127.0.0.3");
+      expect429(limited);
+      expect(lookups.count).toBe(before);
+      expect((await app.inject({ url: "/healthz", remoteAddress: "127.0.0.3" })).statusCode).toBe(
+        200,
+      );
+      expect((await get(KEYS.acme, "127.0.0.4")).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("keys the per-key budget on the stored key: 5,100 random Authorization values cannot reset it", async () => {
+    t = await startTestApp();
+    const { app, get } = await countingApp(t, {
+      RATE_LIMIT_PER_MINUTE: "3",
+      AUTH_FAILURES_PER_MINUTE: "1000000",
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000",
+    });
+    try {
+      for (let i = 0; i < 3; i++) expect((await get(KEYS.acme)).statusCode).toBe(200);
+      expect429(await get(`Bearer ${KEYS.acme}`));
+      // The old limiter kept 5,000 entries keyed by the header, also on routes without
+      // authentication: this flood evicted the exhausted key's entry.
+      for (let round = 0; round < 102; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () =>
+            app.inject({
+              url: "/docs",
+              headers: { authorization: `Bearer ${randomBytes(16).toString("hex")}` },
+            }),
+          ),
+        );
+        expect(answers.every((r) => r.statusCode === 200)).toBe(true);
+      }
+      expect((await get(`Bearer ${randomBytes(16).toString("hex")}`)).statusCode).toBe(401);
+      expect429(await get(KEYS.acme));
+      expect((await get(KEYS.globex)).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+});
