@@ -1,11 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
   constants,
   fchmodSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -13,8 +12,8 @@ import {
 } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { controlRequest } from "../schemas/control.js";
-import { DataDirError, describeOsError, failure } from "../store/data-dir.js";
+import { DataDirError, failure } from "../store/data-dir.js";
+import { answer, MAX_CONTROL_CONNECTIONS } from "./control-server.js";
 
 /**
  * One process owns a `DATA_DIR`: PGlite is a single-process database, and two processes on one
@@ -39,11 +38,6 @@ export type CommandRequest = { argv: string[]; cwd: string; env: Record<string, 
 export type CommandReply = { code: number; stdout: string; stderr: string };
 export type CommandHandler = (request: CommandRequest) => Promise<CommandReply>;
 
-type Message =
-  | { type: "running" }
-  | ({ type: "reply"; owner: Owner } & CommandReply)
-  | { type: "refused"; owner: Owner; reason: "token" | "busy" | "starting" | "invalid" };
-
 export type Ownership = {
   /** From now on, commands sent by other processes are run by `handler`. */
   accept(handler: CommandHandler): void;
@@ -51,21 +45,10 @@ export type Ownership = {
   release(): Promise<void>;
 };
 
-const OWNER_FILE = ".owner.json";
-const CONTROL_SOCKET = ".control.sock";
-/** A request is one line of JSON; longer (in characters) is cut off. */
-const MAX_REQUEST_CHARS = 1024 * 1024;
-/** The whole request line must arrive within this, however it trickles in. */
-const REQUEST_DEADLINE_MS = 10_000;
-const MAX_CONTROL_CONNECTIONS = 8;
-/** How long a command waits for a server that is still starting (loading the demo). */
-const STARTING_WAIT_MS = 60_000;
-/** How long a client waits for a lock holder to open its control socket (it starts in ms). */
-const CONTROL_WAIT_MS = 10_000;
-/** A live owner answers the first line at once; the command itself may then take minutes. */
-const FIRST_ANSWER_MS = 30_000;
+export const OWNER_FILE = ".owner.json";
+export const CONTROL_SOCKET = ".control.sock";
 
-function lockAddress(dir: string): string {
+export function lockAddress(dir: string): string {
   if (process.platform !== "linux") return join(dir, ".owner.sock");
   const { dev, ino } = statSync(dir, { bigint: true });
   return `\0trading-reports/${dev}/${ino}`;
@@ -183,213 +166,11 @@ function reachable(where: string): Promise<boolean> {
 }
 
 /** Whether some process holds the folder's lock (tested by binding it, never by connecting). */
-async function locked(dir: string): Promise<boolean> {
+export async function locked(dir: string): Promise<boolean> {
   const where = lockAddress(dir);
   if (!where.startsWith("\0")) return reachable(where);
   const probe = createServer();
   if (!(await listen(probe, where).catch(() => false))) return true;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return false;
-}
-
-/** Serves one control connection: garbage of any kind is refused or cut, never thrown. */
-function answer(
-  socket: Socket,
-  token: string,
-  owner: Owner,
-  handler: () => CommandHandler | undefined,
-  takesCommands: boolean,
-): void {
-  let text = "";
-  socket.on("error", () => {});
-  socket.setEncoding("utf8"); // a character split between two chunks stays whole
-  const deadline = setTimeout(() => socket.destroy(), REQUEST_DEADLINE_MS).unref();
-  socket.once("close", () => clearTimeout(deadline));
-  const onData = (chunk: string) => {
-    text += chunk;
-    const end = text.indexOf("\n");
-    if (end < 0) {
-      if (text.length > MAX_REQUEST_CHARS) socket.destroy();
-      return;
-    }
-    socket.off("data", onData);
-    clearTimeout(deadline);
-    respond(socket, text.slice(0, end), token, owner, handler(), takesCommands).catch(() =>
-      socket.destroy(),
-    );
-  };
-  socket.on("data", onData);
-}
-
-async function respond(
-  socket: Socket,
-  line: string,
-  token: string,
-  owner: Owner,
-  run: CommandHandler | undefined,
-  takesCommands: boolean,
-): Promise<void> {
-  const send = (message: Message): void => {
-    socket.end(`${JSON.stringify(message)}\n`);
-  };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return send({ type: "refused", owner, reason: "invalid" });
-  }
-  const request = controlRequest.safeParse(parsed);
-  if (!request.success) return send({ type: "refused", owner, reason: "invalid" });
-  if (!sameToken(request.data.token, token))
-    return send({ type: "refused", owner, reason: "token" });
-  if (run === undefined)
-    return send({ type: "refused", owner, reason: takesCommands ? "starting" : "busy" });
-  const { argv, cwd, env } = request.data;
-  if (argv === undefined || cwd === undefined)
-    return send({ type: "refused", owner, reason: "invalid" });
-  socket.write(`${JSON.stringify({ type: "running" } satisfies Message)}\n`);
-  const reply = await run({ argv, cwd, env: env ?? {} }).catch(
-    (error: unknown): CommandReply => ({
-      code: 1,
-      stdout: "",
-      stderr: `error: ${error instanceof Error ? error.message : String(error)}\n`,
-    }),
-  );
-  if (!socket.destroyed) send({ type: "reply", owner, ...reply });
-}
-
-/** Digests have one length whatever was sent, so the comparison cannot throw. */
-function sameToken(given: string | undefined, token: string): boolean {
-  if (given === undefined) return false;
-  const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
-  return timingSafeEqual(digest(given), digest(token));
-}
-
-/**
- * Sends a command to the process that owns `dir`. Resolves to its reply, or to "gone" when no
- * process owns the folder any more (the caller then takes it). Refusals throw a message
- * naming the folder and the owner. Nothing is sent unless the owner's token could be read.
- */
-export async function sendToOwner(
-  dir: string,
-  request: CommandRequest,
-): Promise<CommandReply | "gone"> {
-  const file = join(dir, OWNER_FILE);
-  const startingDeadline = Date.now() + STARTING_WAIT_MS;
-  const controlDeadline = Date.now() + CONTROL_WAIT_MS;
-  for (let attempt = 0; ; attempt++) {
-    let token: string;
-    try {
-      token = (JSON.parse(readFileSync(file, "utf8")) as { token: string }).token;
-    } catch (error) {
-      // Right after kill -9 and a restart the new owner may not have written it yet.
-      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-      if (missing && !(await locked(dir))) return "gone";
-      if (missing && Date.now() < controlDeadline) {
-        await pause();
-        continue;
-      }
-      throw new DataDirError(
-        `DATA_DIR ${dir} is in use by another process (${fileOwner(file)}); this command was not sent to it: cannot read ${file}: ${describeOsError(error)}. Run it as the user that runs that process`,
-      );
-    }
-    const message = await exchange(dir, { ...request, token });
-    if (message === undefined) {
-      if (!(await locked(dir))) return "gone";
-      if (Date.now() < controlDeadline) {
-        await pause();
-        continue;
-      }
-      throw unanswered(dir);
-    }
-    if (message.type === "reply") return message;
-    if (message.type !== "refused") throw new DataDirError(`no reply from the owner of ${dir}`);
-    const who = `DATA_DIR ${dir} is in use by process ${message.owner.pid} (${message.owner.command}, since ${message.owner.since})`;
-    if (message.reason === "busy")
-      throw new DataDirError(
-        `${who}; only a running 'serve' takes commands: try again when it ends`,
-      );
-    if (message.reason === "invalid") throw new DataDirError(`${who}, which refused this request`);
-    // A token mismatch right after a restart: the new owner has not written its file yet.
-    if (message.reason === "token" && attempt >= 5)
-      throw new DataDirError(`${who}, which refused this command: wrong token in ${file}`);
-    if (message.reason === "starting" && Date.now() > startingDeadline)
-      throw new DataDirError(`${who}, still starting after ${STARTING_WAIT_MS / 1000} s`);
-    await pause();
-  }
-}
-
-/** The process that owns `dir`, as it describes itself; undefined when none does. */
-export async function whoOwns(dir: string): Promise<Owner | undefined> {
-  const deadline = Date.now() + CONTROL_WAIT_MS;
-  for (;;) {
-    const message = await exchange(dir, {});
-    if (message !== undefined && message.type !== "running") return message.owner;
-    if (!(await locked(dir))) return undefined;
-    if (Date.now() > deadline) throw unanswered(dir);
-    await pause();
-  }
-}
-
-function unanswered(dir: string): DataDirError {
-  return new DataDirError(
-    `DATA_DIR ${dir} is locked (socket @${lockAddress(dir).slice(1)}) by a process that does not answer on ${join(dir, CONTROL_SOCKET)} within ${CONTROL_WAIT_MS / 1000} s; nothing was sent to it. If no trading-reports process owns the folder, another local user may hold the lock name: find it with 'ss -xlp'`,
-  );
-}
-
-function fileOwner(file: string): string {
-  try {
-    return `its owner file belongs to uid ${statSync(file).uid}`;
-  } catch {
-    return "no owner file";
-  }
-}
-
-const pause = () => new Promise((resolve) => setTimeout(resolve, 200));
-
-/**
- * One request on the control socket. Undefined when nothing listens there. The first line
- * must come within FIRST_ANSWER_MS (a hung owner); after "running" the wait is the command's.
- */
-function exchange(dir: string, request: object): Promise<Message | undefined> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    let connected = false;
-    const socket = connect(join(dir, CONTROL_SOCKET));
-    socket.setEncoding("utf8");
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(
-        new DataDirError(
-          `the owner of DATA_DIR ${dir} did not answer within ${FIRST_ANSWER_MS / 1000} s`,
-        ),
-      );
-    }, FIRST_ANSWER_MS);
-    socket.once("connect", () => {
-      connected = true;
-      socket.write(`${JSON.stringify(request)}\n`);
-    });
-    socket.on("data", (chunk: string) => {
-      clearTimeout(timer);
-      text += chunk;
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (!connected && (error.code === "ECONNREFUSED" || error.code === "ENOENT"))
-        resolve(undefined);
-      else reject(failure(`cannot talk to the owner of DATA_DIR ${dir}`, error));
-    });
-    socket.once("close", () => {
-      clearTimeout(timer);
-      if (!connected) return;
-      const lines = text.split("\n").filter((line) => line !== "");
-      try {
-        resolve(JSON.parse(lines[lines.length - 1] ?? "") as Message);
-      } catch {
-        reject(
-          new DataDirError("the owner of the DATA_DIR ended the connection without answering"),
-        );
-      }
-    });
-  });
 }

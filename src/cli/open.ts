@@ -3,7 +3,8 @@ import { type Config, loadConfig } from "../config.js";
 import { DataDirError, describeOsError, prepareDataDir } from "../store/data-dir.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
-import { acquire, type Ownership, sendToOwner, whoOwns } from "./data-dir-owner.js";
+import { sendToOwner, whoOwns } from "./control-client.js";
+import { acquire, type Ownership } from "./data-dir-owner.js";
 
 export type Io = {
   stdout: NodeJS.WritableStream;
