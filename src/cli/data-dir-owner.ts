@@ -1,8 +1,19 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { DataDirError, describeOsError, failure } from "../store/data-dir.js";
+import { DataDirError, failure } from "../store/data-dir.js";
+import { answer, MAX_CONTROL_CONNECTIONS } from "./control-server.js";
 
 /**
  * One process owns a `DATA_DIR`: PGlite is a single-process database, and two processes on one
@@ -10,15 +21,16 @@ import { DataDirError, describeOsError, failure } from "../store/data-dir.js";
  *
  * The lock is a listening unix socket in Linux's abstract namespace, named after the folder's
  * device and inode. The kernel lets one process bind a name and drops it when that process
- * ends however it ends (kill -9 included), so there is no stale lock to take over, no PID to
- * check and no PID-reuse or check-then-take race. The same socket is the owner's command
- * channel: `key create` and the other operator commands, run while `serve` owns the folder,
- * are sent to it and run by the server itself, so they take effect at once.
+ * ends however it ends (kill -9 included), so there is no stale lock, no PID to check and no
+ * check-then-take race. Abstract names have no permissions, so the lock carries nothing: it
+ * drops every connection. (Other platforms use a socket file `.owner.sock` in the folder.)
  *
- * Only the owner of the folder may send commands: a request carries the random token that the
- * owner wrote to `DATA_DIR/.owner.json` (mode 0600). Other platforms (no abstract namespace)
- * use a socket file in the folder; a stale one (connection refused) is replaced, which leaves a
- * small race between two processes starting at the same instant there.
+ * Commands go over `DATA_DIR/.control.sock`, a socket file the owner creates with mode 0600:
+ * connecting needs write permission on it, so the kernel lets only the owner's user in, and
+ * only a user who may write into DATA_DIR could have created it. A client talks to that path
+ * only, and only once it has read the owner's random token from `DATA_DIR/.owner.json` (0600),
+ * which every request carries (defence in depth). `key create` and the other operator commands
+ * run while `serve` owns the folder are run by the server itself, so they take effect at once.
  */
 
 export type Owner = { pid: number; command: string; since: string };
@@ -26,22 +38,17 @@ export type CommandRequest = { argv: string[]; cwd: string; env: Record<string, 
 export type CommandReply = { code: number; stdout: string; stderr: string };
 export type CommandHandler = (request: CommandRequest) => Promise<CommandReply>;
 
-type Message =
-  | ({ type: "reply"; owner: Owner } & CommandReply)
-  | { type: "refused"; owner: Owner; reason: "token" | "busy" | "starting" };
-
 export type Ownership = {
   /** From now on, commands sent by other processes are run by `handler`. */
   accept(handler: CommandHandler): void;
+  /** Stops at once: open control connections are cut (a reply in progress is dropped). */
   release(): Promise<void>;
 };
 
-const OWNER_FILE = ".owner.json";
-const MAX_REQUEST_BYTES = 1024 * 1024;
-/** How long a command waits for a server that is still starting (loading the demo). */
-const STARTING_WAIT_MS = 60_000;
+export const OWNER_FILE = ".owner.json";
+export const CONTROL_SOCKET = ".control.sock";
 
-function address(dir: string): string {
+export function lockAddress(dir: string): string {
   if (process.platform !== "linux") return join(dir, ".owner.sock");
   const { dev, ino } = statSync(dir, { bigint: true });
   return `\0trading-reports/${dev}/${ino}`;
@@ -55,32 +62,79 @@ export async function acquire(
 ): Promise<Ownership | undefined> {
   const owner: Owner = { pid: process.pid, command, since: new Date().toISOString() };
   const token = randomBytes(32).toString("hex");
-  let handler: CommandHandler | undefined;
-  const server = createServer((socket) => {
-    answer(socket, token, owner, takesCommands ? () => handler : () => undefined, takesCommands);
-  });
-  const where = address(dir);
-  if (!(await listen(server, where))) {
+  const lock = createServer((socket) => socket.destroy());
+  const where = lockAddress(dir);
+  if (!(await listen(lock, where))) {
     if (where.startsWith("\0") || (await reachable(where))) return undefined;
     rmSync(where, { force: true }); // a socket file left by a process that died
-    if (!(await listen(server, where))) return undefined;
+    if (!(await listen(lock, where))) return undefined;
   }
-  server.unref();
+  lock.unref();
+  let handler: CommandHandler | undefined;
+  const open = new Set<Socket>();
+  const control = createServer((socket) => {
+    open.add(socket);
+    socket.once("close", () => open.delete(socket));
+    answer(socket, token, owner, takesCommands ? () => handler : () => undefined, takesCommands);
+  });
+  control.maxConnections = MAX_CONTROL_CONNECTIONS;
+  const path = join(dir, CONTROL_SOCKET);
   try {
-    const file = join(dir, OWNER_FILE);
-    writeFileSync(`${file}.tmp`, JSON.stringify({ ...owner, token }), { mode: 0o600 });
-    chmodSync(`${file}.tmp`, 0o600);
-    renameSync(`${file}.tmp`, file);
+    writeOwnerFile(join(dir, OWNER_FILE), JSON.stringify({ ...owner, token }));
+    // We hold the lock: a socket file here was left by an owner that died.
+    rmSync(path, { force: true });
+    await listenPrivately(control, path);
+    chmodSync(path, 0o600);
   } catch (error) {
-    server.close();
+    control.close();
+    lock.close();
     throw failure(`cannot write to DATA_DIR ${dir}`, error);
   }
+  control.unref();
   return {
     accept: (h) => {
       handler = h;
     },
-    release: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    release: async () => {
+      for (const socket of open) socket.destroy();
+      await new Promise<void>((resolve) => control.close(() => resolve()));
+      rmSync(path, { force: true });
+      await new Promise<void>((resolve) => lock.close(() => resolve()));
+    },
   };
+}
+
+/** rm, then create exclusively (never through a planted symlink), then rename into place. */
+function writeOwnerFile(file: string, text: string): void {
+  const temporary = `${file}.tmp`;
+  rmSync(temporary, { force: true });
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+  const fd = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, file); // replaces a link at `file` itself, never its target
+}
+
+/** Binds with umask 0177, so the socket file is never connectable by others, not even briefly. */
+async function listenPrivately(server: Server, path: string): Promise<void> {
+  let previous: number | undefined;
+  try {
+    previous = process.umask(0o177);
+  } catch {
+    // worker threads may not change the umask: the chmod that follows still applies
+  }
+  try {
+    const listening = listen(server, path); // binds synchronously
+    if (previous !== undefined) process.umask(previous);
+    previous = undefined;
+    if (!(await listening)) throw new DataDirError(`${path} is in use`);
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
 }
 
 function listen(server: Server, where: string): Promise<boolean> {
@@ -111,117 +165,12 @@ function reachable(where: string): Promise<boolean> {
   });
 }
 
-function answer(
-  socket: Socket,
-  token: string,
-  owner: Owner,
-  handler: () => CommandHandler | undefined,
-  takesCommands: boolean,
-): void {
-  let text = "";
-  const send = (message: Message) => socket.end(`${JSON.stringify(message)}\n`);
-  socket.on("error", () => {});
-  socket.setTimeout(10_000, () => socket.destroy());
-  socket.on("data", async (chunk: Buffer) => {
-    text += chunk.toString("utf8");
-    if (text.length > MAX_REQUEST_BYTES) return socket.destroy();
-    const end = text.indexOf("\n");
-    if (end < 0) return;
-    socket.removeAllListeners("data");
-    socket.setTimeout(0);
-    let request: { token?: unknown } & Partial<CommandRequest>;
-    try {
-      request = JSON.parse(text.slice(0, end));
-    } catch {
-      return socket.destroy();
-    }
-    if (!sameToken(request.token, token)) return send({ type: "refused", owner, reason: "token" });
-    const run = handler();
-    if (run === undefined)
-      return send({ type: "refused", owner, reason: takesCommands ? "starting" : "busy" });
-    const reply = await run({
-      argv: (request.argv ?? []).map(String),
-      cwd: String(request.cwd ?? "/"),
-      env: request.env ?? {},
-    });
-    send({ type: "reply", owner, ...reply });
-  });
-}
-
-function sameToken(given: unknown, token: string): boolean {
-  if (typeof given !== "string" || given.length !== token.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
-}
-
-/**
- * Sends a command to the process that owns `dir`. Resolves to its reply, or to "gone" when no
- * process owns the folder any more (the caller then takes it). Refusals throw a message
- * naming the folder and the owner.
- */
-export async function sendToOwner(
-  dir: string,
-  request: CommandRequest,
-): Promise<CommandReply | "gone"> {
-  const deadline = Date.now() + STARTING_WAIT_MS;
-  for (let attempt = 0; ; attempt++) {
-    const file = join(dir, OWNER_FILE);
-    let token = "";
-    let tokenProblem: string | undefined;
-    try {
-      token = (JSON.parse(readFileSync(file, "utf8")) as { token: string }).token;
-    } catch (error) {
-      tokenProblem = `cannot read ${file}: ${describeOsError(error)}`;
-    }
-    const message = await exchange(address(dir), { ...request, token });
-    if (message === undefined) return "gone";
-    if (message.type === "reply") return message;
-    const who = `DATA_DIR ${dir} is in use by process ${message.owner.pid} (${message.owner.command}, since ${message.owner.since})`;
-    if (message.reason === "busy")
-      throw new DataDirError(
-        `${who}; only a running 'serve' takes commands: try again when it ends`,
-      );
-    // A token mismatch right after a restart: the new owner has not written its file yet.
-    if (message.reason === "token" && attempt >= 5)
-      throw new DataDirError(
-        `${who}, which refused this command: ${tokenProblem ?? "wrong token"}`,
-      );
-    if (message.reason === "starting" && Date.now() > deadline)
-      throw new DataDirError(`${who}, still starting after ${STARTING_WAIT_MS / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-/** The process that owns `dir`, as it describes itself; undefined when none does. */
-export async function whoOwns(dir: string): Promise<Owner | undefined> {
-  return (await exchange(address(dir), {}))?.owner;
-}
-
-function exchange(where: string, request: object): Promise<Message | undefined> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    let connected = false;
-    const socket = connect(where);
-    socket.once("connect", () => {
-      connected = true;
-      socket.write(`${JSON.stringify(request)}\n`);
-    });
-    socket.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-    });
-    socket.once("error", (error: NodeJS.ErrnoException) => {
-      if (!connected && (error.code === "ECONNREFUSED" || error.code === "ENOENT"))
-        resolve(undefined);
-      else reject(failure(`lost the connection to the owner of the DATA_DIR`, error));
-    });
-    socket.once("close", () => {
-      if (!connected) return;
-      try {
-        resolve(JSON.parse(text) as Message);
-      } catch {
-        reject(
-          new DataDirError("the owner of the DATA_DIR ended the connection without answering"),
-        );
-      }
-    });
-  });
+/** Whether some process holds the folder's lock (tested by binding it, never by connecting). */
+export async function locked(dir: string): Promise<boolean> {
+  const where = lockAddress(dir);
+  if (!where.startsWith("\0")) return reachable(where);
+  const probe = createServer();
+  if (!(await listen(probe, where).catch(() => false))) return true;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return false;
 }

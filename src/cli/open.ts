@@ -2,7 +2,8 @@ import { type Config, loadConfig } from "../config.js";
 import { DataDirError, prepareDataDir } from "../store/data-dir.js";
 import type { Database } from "../store/database.js";
 import { createSystem, type System } from "../system.js";
-import { acquire, type Ownership, sendToOwner, whoOwns } from "./data-dir-owner.js";
+import { sendToOwner, whoOwns } from "./control-client.js";
+import { acquire, type Ownership } from "./data-dir-owner.js";
 
 export type Io = {
   stdout: NodeJS.WritableStream;

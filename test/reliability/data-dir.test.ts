@@ -12,7 +12,8 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, sendToOwner } from "../../src/cli/data-dir-owner.js";
+import { sendToOwner } from "../../src/cli/control-client.js";
+import { acquire } from "../../src/cli/data-dir-owner.js";
 import { onPostgres } from "../helpers/database.js";
 import { baseFixture, KEYS, v2Record } from "../helpers/fixture.js";
 import {
