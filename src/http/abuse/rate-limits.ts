@@ -49,7 +49,7 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
   const failures = new WindowCounter(limits.failuresPerMinute, MINUTE);
   const perKey = new WindowCounter(limits.perKeyPerMinute, MINUTE);
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
-  // bounded by the stored keys (and capped).
+  // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
   const known = new Set<string>();
   api.addHook("onRequest", async (request, reply) => {
     const now = Date.now();
@@ -68,7 +68,11 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
       request.caller = await limits.authenticate(request.headers.authorization);
     } catch (error) {
       // Only failures that cost a lookup count (a missing key costs nothing).
-      if (error instanceof AuthenticationError && hash !== undefined) failures.hit(address, now);
+      // A key that authenticated before and fails now (revoked) is no longer spared the block.
+      if (error instanceof AuthenticationError && hash !== undefined) {
+        known.delete(hash);
+        failures.hit(address, now);
+      }
       throw error;
     }
     if (hash !== undefined && known.size < 100_000) known.add(hash);
