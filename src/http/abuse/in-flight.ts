@@ -3,7 +3,7 @@ import { errorBody, overloadedRetryAfter } from "../errors.js";
 
 const HEALTH = new Set(["/healthz", "/readyz"]);
 
-/** True for the operational probes, which are never shed nor rate-limited. */
+/** True for the operational probes: never shed, and limited apart (see rate-limits.ts). */
 export function isHealthProbe(request: FastifyRequest): boolean {
   return HEALTH.has(request.url.split("?")[0] ?? "");
 }
