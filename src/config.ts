@@ -31,6 +31,7 @@ const environmentSchema = z.object({
   MAX_EXPORTS_PER_KEY: positiveInt(2),
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: positiveInt(6000),
   AUTH_FAILURES_PER_MINUTE: positiveInt(30),
+  HEALTH_PROBES_PER_ADDRESS_PER_MINUTE: positiveInt(3000),
   MAX_PROBLEMS_PER_RESPONSE: positiveInt(100),
   DB_POOL_SIZE: positiveInt(10),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
@@ -72,6 +73,8 @@ export type HttpConfig = {
   maxExportsPerKey: number;
   rateLimitPerAddressPerMinute: number;
   authFailuresPerMinute: number;
+  /** `/healthz` and `/readyz` have a budget of their own, apart from everything else. */
+  healthProbesPerAddressPerMinute: number;
   maxProblemsPerResponse: number;
 };
 
@@ -100,6 +103,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxExportsPerKey: e.MAX_EXPORTS_PER_KEY,
       rateLimitPerAddressPerMinute: e.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      healthProbesPerAddressPerMinute: e.HEALTH_PROBES_PER_ADDRESS_PER_MINUTE,
       maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,

@@ -22,6 +22,8 @@ const records = [
     quoteCoinSymbol: "usd",
     orderFillVolumeMaker: 1e-7,
   }),
+  // Exported as '=HYPERLINK (neutralised for spreadsheets); must come back as it was stored.
+  v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "=HYPERLINK" }),
 ];
 
 beforeAll(async () => {
@@ -53,7 +55,9 @@ describe("export, then submit the exported CSV", () => {
     const before = await listing();
     const file = join(dir, "reports.csv");
     expect(await runExport({ url, key: KEYS.acme, out: file }, io())).toBe(0);
-    expect(readFileSync(file, "utf8").split("\r\n")[0]).toContain("instrumentType");
+    const csv = readFileSync(file, "utf8");
+    expect(csv.split("\r\n")[0]).toContain("instrumentType");
+    expect(csv).toContain(",'=HYPERLINK,");
 
     const output = io();
     let summary = "";

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { parse } from "csv-parse/sync";
+import { csvCellText } from "../domain/csv-cell.js";
 import { METRICS } from "../domain/report.js";
 
 /** Records read from a submission file, with a way to point the user back at each one. */
@@ -75,7 +76,9 @@ export function parseCsv(content: Buffer, file = "input"): RecordSource {
     for (const [position, cell] of record.entries()) {
       const name = columns[position];
       if (name === undefined || cell === "") continue;
-      fields[name] = NUMERIC_COLUMNS.has(name) ? toNumber(cell) : cell;
+      // Undo the export's formula neutralising, so that an exported file submits unchanged.
+      const text = csvCellText(cell);
+      fields[name] = NUMERIC_COLUMNS.has(name) ? toNumber(text) : text;
     }
     return fields;
   });

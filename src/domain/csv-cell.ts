@@ -14,3 +14,15 @@ export function csvCell(value: unknown): string {
 }
 
 const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * The inverse of the rule above, for reading such a CSV back (the submit CLI): one leading `'`
+ * followed by a character the rule neutralises is dropped, so `'=HYPERLINK(…)` reads as
+ * `=HYPERLINK(…)`. Any other cell, including one starting with `'` then something else, is
+ * left as it is.
+ */
+export function csvCellText(cell: string): string {
+  return NEUTRALISED.test(cell) ? cell.slice(1) : cell;
+}
+
+const NEUTRALISED = /^'[=+\-@\t\r]/;

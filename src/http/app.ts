@@ -93,7 +93,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   securityHeaders(app);
   idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
-  limitRequestsPerAddress(app, http.rateLimitPerAddressPerMinute);
+  limitRequestsPerAddress(app, {
+    perMinute: http.rateLimitPerAddressPerMinute,
+    healthProbesPerMinute: http.healthProbesPerAddressPerMinute,
+  });
   shedLoadAbove(app, http.maxInFlightRequests);
 
   // Routes declare Zod schemas: they validate queries, check responses and, collected by

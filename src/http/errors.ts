@@ -40,11 +40,11 @@ export function errorHandler(options: { maxProblems: number }) {
  * Fastify's errors (body parsing, limits) keep their 4xx status; everything else is a 5xx
  * whose body never shows internals (they go to the log, with the request id).
  */
-export function handleError(
+function handleError(
   error: FastifyError | Error,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { maxProblems: number } = { maxProblems: Number.POSITIVE_INFINITY },
+  options: { maxProblems: number },
 ) {
   if (error instanceof DomainError) {
     switch (error.kind) {
@@ -82,9 +82,6 @@ export function handleError(
 }
 
 function clientErrorBody(error: FastifyError, status: number): ErrorBody {
-  // The rate limiter throws the body its errorResponseBuilder made: keep its message (the limit
-  // and when to retry), which is ours and safe to show.
-  if (status === 429 && typeof error.message === "string") return errorBody(429, error.message);
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":

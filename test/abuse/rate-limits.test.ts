@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
+import { hashApiKey } from "../../src/domain/api-key.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Services } from "../../src/services/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -81,6 +82,27 @@ describe("rate limits before and after authentication", () => {
       expect((await get(KEYS.acme, "127.0.0.2")).statusCode).toBe(200);
       // A key never seen from there waits like the attacker (no lookup is made to find it good).
       expect((await get(KEYS.globex, "127.0.0.2")).statusCode).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("forgets a key that authenticated once when it fails later (revoked): it waits like any other", async () => {
+    t = await startTestApp();
+    const { app, lookups, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
+    try {
+      expect((await get(KEYS.acme, "127.0.0.2")).statusCode).toBe(200);
+      await t.database.db
+        .updateTable("api_keys")
+        .set({ revoked_at: new Date() })
+        .where("key_hash", "=", hashApiKey(KEYS.acme))
+        .execute();
+      for (let i = 0; i < 3; i++) expect((await get(KEYS.acme, "127.0.0.2")).statusCode).toBe(401);
+      const before = lookups.count;
+      for (let i = 0; i < 5; i++) expect429((await get(KEYS.acme, "127.0.0.2")) as never);
+      expect(lookups.count, "a revoked key still cost a lookup from a blocked address").toBe(
+        before,
+      );
     } finally {
       await app.close();
     }

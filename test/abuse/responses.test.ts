@@ -5,7 +5,7 @@ import { PassThrough } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runExport } from "../../src/cli/export.js";
-import { csvCell } from "../../src/domain/csv-cell.js";
+import { csvCell, csvCellText } from "../../src/domain/csv-cell.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { KEYS, v2Record } from "../helpers/fixture.js";
 
@@ -100,6 +100,15 @@ describe("CSV formula injection", () => {
     expect(csvCell(1e21)).toBe("1e+21");
     expect(csvCell(0.25)).toBe("0.25");
     expect(csvCell(null)).toBe("");
+  });
+
+  it("reads a neutralised cell back as it was: one quote before formula text is dropped, nothing else", () => {
+    for (const text of HOSTILE) expect(csvCellText(`'${text}`)).toBe(text);
+    expect(csvCellText("'abc")).toBe("'abc");
+    expect(csvCellText("''=1")).toBe("''=1");
+    expect(csvCellText("'")).toBe("'");
+    expect(csvCellText("=1")).toBe("=1");
+    expect(csvCellText("a'=1")).toBe("a'=1");
   });
 });
 

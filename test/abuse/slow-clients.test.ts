@@ -74,6 +74,37 @@ describe("slow clients", () => {
     expect((await get(port, "/api/v1/exchanges", KEYS.globex)).status).toBe(200);
   });
 
+  it("keeps a request's slot until its handler is done, even when its client hangs up", async () => {
+    t = await startTestApp();
+    let running = 0;
+    let mostAtOnce = 0;
+    const services: Services = {
+      ...t.services,
+      listExchanges: async () => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        running--;
+        return { items: [] };
+      },
+    };
+    const { port } = await serve(services, { MAX_IN_FLIGHT_REQUESTS: "2" });
+    const request = `GET /api/v1/exchanges HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEYS.acme}\r\n\r\n`;
+    for (let i = 0; i < 10; i++) {
+      const socket = await rawClient(port, request);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+    }
+    // The two admitted handlers are still at work: the pool is full for everyone.
+    expect(mostAtOnce).toBeLessThanOrEqual(2);
+    expect((await get(port, "/api/v1/exchanges", KEYS.globex)).status).toBe(503);
+    // Once they are done, their slots are free again.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(running).toBe(0);
+    expect((await get(port, "/api/v1/exchanges", KEYS.globex)).status).toBe(200);
+    expect(mostAtOnce).toBe(2);
+  });
+
   it("never sheds the health probes", async () => {
     t = await startTestApp();
     let release: () => void = () => {};

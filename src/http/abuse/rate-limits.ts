@@ -10,21 +10,28 @@ import { WindowCounter } from "./window-counter.js";
 const MINUTE = 60_000;
 
 /**
- * Before anything else (routing aside): every request but the health probes counts against its
- * client address's budget. Entries are keyed by the address the connection comes from, never
- * by a header.
+ * Before anything else (routing aside): every request counts against its client address's
+ * budget. The health probes have a budget of their own, so that a flood of API requests cannot
+ * get a prober refused and a flood of probes costs little (readiness is cached, see health.ts).
+ * Entries are keyed by the address the connection comes from, never by a header.
  */
-export function limitRequestsPerAddress(app: FastifyInstance, perMinute: number): void {
-  const perAddress = new WindowCounter(perMinute, MINUTE);
+export function limitRequestsPerAddress(
+  app: FastifyInstance,
+  limits: { perMinute: number; healthProbesPerMinute: number },
+): void {
+  const perAddress = new WindowCounter(limits.perMinute, MINUTE);
+  const probesPerAddress = new WindowCounter(limits.healthProbesPerMinute, MINUTE);
   app.addHook("onRequest", async (request, reply) => {
-    if (isHealthProbe(request)) return;
+    const probe = isHealthProbe(request);
     const now = Date.now();
-    const hit = perAddress.hit(addressBucket(request.ip), now);
+    const hit = (probe ? probesPerAddress : perAddress).hit(addressBucket(request.ip), now);
     if (!hit.allowed)
       return tooMany(
         reply,
         hit.resetAt - now,
-        `Rate limit exceeded: ${perMinute} requests per minute from one address`,
+        probe
+          ? `Rate limit exceeded: ${limits.healthProbesPerMinute} health probes per minute from one address`
+          : `Rate limit exceeded: ${limits.perMinute} requests per minute from one address`,
       );
   });
 }
@@ -49,7 +56,7 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
   const failures = new WindowCounter(limits.failuresPerMinute, MINUTE);
   const perKey = new WindowCounter(limits.perKeyPerMinute, MINUTE);
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
-  // bounded by the stored keys (and capped).
+  // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
   const known = new Set<string>();
   api.addHook("onRequest", async (request, reply) => {
     const now = Date.now();
@@ -68,7 +75,11 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
       request.caller = await limits.authenticate(request.headers.authorization);
     } catch (error) {
       // Only failures that cost a lookup count (a missing key costs nothing).
-      if (error instanceof AuthenticationError && hash !== undefined) failures.hit(address, now);
+      // A key that authenticated before and fails now (revoked) is no longer spared the block.
+      if (error instanceof AuthenticationError && hash !== undefined) {
+        known.delete(hash);
+        failures.hit(address, now);
+      }
       throw error;
     }
     if (hash !== undefined && known.size < 100_000) known.add(hash);

@@ -8,7 +8,11 @@ import { errorResponses } from "../openapi.js";
 const ok = (description: string) =>
   statusSchema.meta({ description, examples: [{ status: "ok" }] });
 
+/** How long one readiness answer (a database ping) is reused: a flood costs one ping a second. */
+const READINESS_CACHE_MS = 1_000;
+
 export function healthRoutes(services: Services) {
+  const ready = reusedFor(READINESS_CACHE_MS, services.ready);
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
     const operations = { tags: ["operations"], security: [] };
@@ -28,7 +32,7 @@ export function healthRoutes(services: Services) {
       },
       async () => {
         try {
-          await services.ready();
+          await ready();
         } catch (error) {
           // Whatever keeps the database from answering (down, closed, pool ended), the probe's
           // answer is "not ready": a 503, never a 500.
@@ -38,5 +42,22 @@ export function healthRoutes(services: Services) {
         return { status: "ok" as const };
       },
     );
+  };
+}
+
+/**
+ * `check` at most once per `ms`: calls within that time (those that come while it runs, too)
+ * share its outcome, success or failure.
+ */
+function reusedFor(ms: number, check: () => Promise<void>): () => Promise<void> {
+  let last: { at: number; outcome: Promise<void> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (last === undefined || now - last.at >= ms) {
+      const outcome = check();
+      outcome.catch(() => {}); // awaited by the callers; never an unhandled rejection here
+      last = { at: now, outcome };
+    }
+    return last.outcome;
   };
 }
