@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
 import type { HttpConfig } from "../config.js";
 import type { Caller } from "../domain/caller.js";
@@ -39,43 +43,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Builds the HTTP application; never listens (main.ts and tests decide that). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services, http } = options;
-  const app = Fastify({
-    logger: options.logger,
-    bodyLimit: http.bodyLimitBytes,
-    requestTimeout: http.requestTimeoutMs,
-    connectionTimeout: http.idleTimeoutMs,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    // A client may pass its own request id (to follow a request through its logs too).
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
-    // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
-    onProtoPoisoning: "remove",
-    onConstructorPoisoning: "remove",
-    return503OnClosing: true,
-    // Slow clients: headers, like the whole request, must arrive within the timeout. Node
-    // checks those timeouts every `connectionsCheckingInterval` (30 s by default: too coarse).
-    // With a server factory Fastify applies neither `connectionTimeout` nor
-    // `keepAliveTimeout`: they are set here, or a client that stops reading holds its
-    // connection for ever.
-    serverFactory: (handler) => {
-      const server = createServer(
-        {
-          headersTimeout: http.requestTimeoutMs,
-          requestTimeout: http.requestTimeoutMs,
-          connectionsCheckingInterval: Math.min(1_000, http.requestTimeoutMs),
-          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-        },
-        handler,
-      );
-      // No byte received and none taken by the client for this long: the socket is destroyed
-      // (paused while a request is worked on, see idle-timeout.ts).
-      server.setTimeout(http.idleTimeoutMs);
-      limitConnectionsPerAddress(server, http.maxConnectionsPerAddress);
-      return server;
-    },
-  });
+  const app = Fastify(serverOptions(options));
 
   app.decorateRequest("caller", null as unknown as Caller);
   // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
@@ -119,4 +87,46 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(referenceRoutes(services));
   });
   return app;
+}
+
+/** Fastify's options: limits, request ids, and the Node server with its timeouts. */
+function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
+  const { http } = options;
+  return {
+    logger: options.logger,
+    bodyLimit: http.bodyLimitBytes,
+    requestTimeout: http.requestTimeoutMs,
+    connectionTimeout: http.idleTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // A client may pass its own request id (to follow a request through its logs too).
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
+    onProtoPoisoning: "remove",
+    onConstructorPoisoning: "remove",
+    return503OnClosing: true,
+    // Slow clients: headers, like the whole request, must arrive within the timeout. Node
+    // checks those timeouts every `connectionsCheckingInterval` (30 s by default: too coarse).
+    // With a server factory Fastify applies neither `connectionTimeout` nor
+    // `keepAliveTimeout`: they are set here, or a client that stops reading holds its
+    // connection for ever.
+    serverFactory: (handler) => {
+      const server = createServer(
+        {
+          headersTimeout: http.requestTimeoutMs,
+          requestTimeout: http.requestTimeoutMs,
+          connectionsCheckingInterval: Math.min(1_000, http.requestTimeoutMs),
+          keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+        },
+        handler,
+      );
+      // No byte received and none taken by the client for this long: the socket is destroyed
+      // (paused while a request is worked on, see idle-timeout.ts).
+      server.setTimeout(http.idleTimeoutMs);
+      limitConnectionsPerAddress(server, http.maxConnectionsPerAddress);
+      return server;
+    },
+  };
 }
