@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { marketMakerCaller } from "../src/domain/caller.js";
 import { UnavailableError } from "../src/domain/errors.js";
 import { buildApp } from "../src/http/app.js";
 import type { Services } from "../src/services/index.js";
@@ -14,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => (databaseClosed ? t?.app.close() : t?.close()));
 
-const caller = { organizationId: "acme", apiKeyId: null };
+const caller = marketMakerCaller("acme");
 
 /** The app over services whose authentication passes and whose exchange listing fails. */
 async function appWhoseExchangesFail(failure: () => Error): Promise<FastifyInstance> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { marketMakerCaller } from "../src/domain/caller.js";
 import { reportItemSchema } from "../src/schemas/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -159,7 +160,7 @@ describe("the JSON page, written by the database", () => {
     const response = await t.request({ method: "GET", url: "/api/v1/reports", key: KEYS.acme });
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
     const items = response.json().items as Record<string, unknown>[];
-    const caller = { organizationId: "acme", apiKeyId: null };
+    const caller = marketMakerCaller("acme");
     const exported: Record<string, unknown>[] = [];
     // The export's items are the listing's plus instrumentType (a CSV column only).
     for await (const chunk of t.services.exportReports(caller, { page: 1 }))

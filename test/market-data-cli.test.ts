@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { marketMakerCaller } from "../src/domain/caller.js";
 import { createServices } from "../src/services/index.js";
 import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
@@ -98,14 +99,11 @@ afterAll(async () => {
 describe("trading-reports market-data sync", () => {
   it("fills markets from CoinGecko and re-evaluates stored reports", async () => {
     await withServices(async (services) => {
-      const result = await services.submitReports(
-        { organizationId: "acme", apiKeyId: null },
-        {
-          version: 2,
-          dryRun: false,
-          body: { data: [v2Record({ baseCoinId: "bitcoin", date: "2025-01-15" })] },
-        },
-      );
+      const result = await services.submitReports(marketMakerCaller("acme"), {
+        version: 2,
+        dryRun: false,
+        body: { data: [v2Record({ baseCoinId: "bitcoin", date: "2025-01-15" })] },
+      });
       expect(result.createdCount).toBe(1);
     });
     const reasonBefore = await withServices(

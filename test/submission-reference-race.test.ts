@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { marketMakerCaller } from "../src/domain/caller.js";
 import { METRICS, type Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { createServices } from "../src/services/index.js";
@@ -45,7 +46,7 @@ describe("a submission racing a market-data load", () => {
     // This process checks for reference-data changes only once an hour: it keeps serving the
     // copy it loaded, as a busy process between two checks would.
     const services = createServices(database.stores, { referenceDataCheckMs: 3_600_000 });
-    const caller = { organizationId: "acme", apiKeyId: null };
+    const caller = marketMakerCaller("acme");
     await services.referenceData.current();
 
     // Another process adds the market for AAVE/USDT on binance.
@@ -110,16 +111,13 @@ describe("a submission racing a market-data load", () => {
     });
     await locked;
 
-    const submission = services.submitReports(
-      { organizationId: "acme", apiKeyId: null },
-      {
-        version: 2,
-        dryRun: false,
-        body: {
-          data: [v2Record({ exchangeId: "kraken", baseCoinId: "aave", date: "2025-02-02" })],
-        },
+    const submission = services.submitReports(marketMakerCaller("acme"), {
+      version: 2,
+      dryRun: false,
+      body: {
+        data: [v2Record({ exchangeId: "kraken", baseCoinId: "aave", date: "2025-02-02" })],
       },
-    );
+    });
     expect(await stillPendingAfter(submission, 300)).toBe(true);
     release();
     await load;

@@ -1,5 +1,49 @@
 /**
- * Who is asking: the organization whose reports a request may read and write, and the API
- * key it authenticated with (null for work the operator runs without a key).
+ * Organization kinds (CONTRACT section 4): a market maker submits and reads its own reports;
+ * a token project reads every market maker's reports for the coins it owns; the operator
+ * (the platform) reads everything. Only market makers submit.
  */
-export type Caller = { organizationId: string; apiKeyId: string | null };
+export const ORGANIZATION_KINDS = ["market_maker", "project", "operator"] as const;
+export type OrganizationKind = (typeof ORGANIZATION_KINDS)[number];
+
+/**
+ * Who is asking: the organization whose reports a request may read and write, its kind (and,
+ * for a project, the base coins it owns), and the API key it authenticated with (null for
+ * work the operator runs without a key).
+ */
+export type Caller = {
+  organizationId: string;
+  apiKeyId: string | null;
+  kind: OrganizationKind;
+  /** The base coins a project owns; empty for the other kinds. */
+  coins: readonly string[];
+};
+
+/** A market maker's caller, as the service's own tools and tests act for one. */
+export function marketMakerCaller(organizationId: string, apiKeyId: string | null = null): Caller {
+  return { organizationId, apiKeyId, kind: "market_maker", coins: [] };
+}
+
+export function maySubmit(caller: Caller): boolean {
+  return caller.kind === "market_maker";
+}
+
+/**
+ * What a caller may read across organizations: its own organization's records, a project's
+ * coins (every market maker, for the dates it was engaged for the coin), or everything.
+ */
+export type ReadScope =
+  | { kind: "organization"; organizationId: string }
+  | { kind: "coins"; baseCoinIds: readonly string[] }
+  | { kind: "all" };
+
+export function readScope(caller: Caller): ReadScope {
+  switch (caller.kind) {
+    case "market_maker":
+      return { kind: "organization", organizationId: caller.organizationId };
+    case "project":
+      return { kind: "coins", baseCoinIds: caller.coins };
+    case "operator":
+      return { kind: "all" };
+  }
+}

@@ -24,6 +24,11 @@ export function createAuthenticator(deps: { organizations: OrganizationStore; no
       touchedAt.set(record.id, now.getTime());
       await deps.organizations.touchApiKey(record.id, now);
     }
-    return { organizationId: record.organizationId, apiKeyId: record.id };
+    return {
+      organizationId: record.organizationId,
+      apiKeyId: record.id,
+      kind: record.kind,
+      coins: record.coins,
+    };
   };
 }

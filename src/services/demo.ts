@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { marketMakerCaller } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import { MAX_V2_BATCH } from "../schemas/report.js";
 import type { Stores } from "../store/stores.js";
@@ -36,10 +37,11 @@ export async function loadDemo(stores: Stores, services: Services, now: Date) {
     });
     for (let i = 0; i < records.length; i += MAX_V2_BATCH) {
       const data = records.slice(i, i + MAX_V2_BATCH);
-      await services.submitReports(
-        { organizationId: org.id, apiKeyId: null },
-        { version: 2, body: { data }, dryRun: false },
-      );
+      await services.submitReports(marketMakerCaller(org.id), {
+        version: 2,
+        body: { data },
+        dryRun: false,
+      });
       submitted += data.length;
     }
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import type { OrganizationKind } from "../domain/caller.js";
 import type { SubmissionType } from "../domain/report.js";
 import type { Tables } from "./tables.js";
 
@@ -12,6 +13,8 @@ export type ApiKeyRecord = {
   revokedAt: Date | null;
   lastUsedAt: Date | null;
 };
+
+export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] };
 
 export type Engagement = {
   id: string;
@@ -43,12 +46,28 @@ const engagementColumns = [
 
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {
-    async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-      return db
+    /** A key by its hash, with its organization's kind and (for a project) coins. */
+    async findApiKeyByHash(hash: string): Promise<ApiKeyOwner | undefined> {
+      const row = await db
         .selectFrom("api_keys")
-        .select(apiKeyColumns)
-        .where("key_hash", "=", hash)
+        .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
+        .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
+        .select("organizations.kind")
+        .select((eb) =>
+          eb
+            .selectFrom("organization_coins")
+            .select(
+              sql<string[]>`coalesce(array_agg(base_coin_id order by base_coin_id), '{}')`.as(
+                "coins",
+              ),
+            )
+            .whereRef("organization_coins.organization_id", "=", "api_keys.organization_id")
+            .as("coins"),
+        )
+        .where("api_keys.key_hash", "=", hash)
         .executeTakeFirst();
+      if (row === undefined) return undefined;
+      return { ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] };
     },
 
     /** Records use at most once a minute per key, to keep a write off most requests. */

@@ -20,7 +20,23 @@ export type Tables = {
     collected_since: string;
   };
   reference_data_version: { singleton: boolean; version: number };
-  organizations: { id: string; name: string; created_at: Generated<Date> };
+  organizations: { id: string; name: string; kind: Generated<string>; created_at: Generated<Date> };
+  organization_coins: { organization_id: string; base_coin_id: string };
+  obligations: {
+    id: string;
+    organization_id: string;
+    base_coin_id: string;
+    since: string;
+    until: string | null;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  } & Record<KpiColumn, number | null>;
+  obligation_markets: {
+    obligation_id: string;
+    exchange_id: string;
+    quote_key: string;
+    instrument_type: string;
+  };
   api_keys: {
     id: string;
     organization_id: string;
@@ -71,5 +87,8 @@ export type ReportRow = {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 } & Record<MetricColumn, number | null>;
+
+/** An obligation's KPI column: `min_bid_depth_200` for the KPI `minBidDepth200`. */
+export type KpiColumn = `${"min" | "max"}_${string}`;
 
 export type MetricColumn = `${"bid" | "ask" | "bid_ask" | "order" | "top"}_${string}`;
