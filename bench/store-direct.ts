@@ -57,7 +57,13 @@ export async function storeUpsert(
   const version = await createReferenceStore(db).version();
   return runConcurrently(batches, concurrency, async (batch) => {
     const stored = await store.upsert(
-      { id: randomUUID(), organizationId, apiKeyId: null, schemaVersion: 2 },
+      {
+        id: randomUUID(),
+        organizationId,
+        apiKeyId: null,
+        schemaVersion: 2,
+        receivedAt: new Date(),
+      },
       batch,
       version,
     );

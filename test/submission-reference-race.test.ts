@@ -155,7 +155,13 @@ describe("a submission racing a market-data load", () => {
     // A batch written but not yet committed when the load starts.
     const batch = database.db.transaction().execute(async (trx) => {
       const stored = await createReportStore(trx).upsert(
-        { id: crypto.randomUUID(), organizationId: "acme", apiKeyId: null, schemaVersion: 2 },
+        {
+          id: crypto.randomUUID(),
+          organizationId: "acme",
+          apiKeyId: null,
+          schemaVersion: 2,
+          receivedAt: new Date(),
+        },
         [report],
         version,
       );

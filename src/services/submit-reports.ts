@@ -25,13 +25,15 @@ export async function submitReports(
 ): Promise<SubmissionResult> {
   for (let attempt = 1; ; attempt++) {
     const ref = await deps.referenceData.current();
-    const reports = validateBatch(request.version, request.body, ref, utcDate(deps.now()));
+    const receivedAt = deps.now();
+    const reports = validateBatch(request.version, request.body, ref, utcDate(receivedAt));
     reports.sort(compareRecordKeys);
     const log = {
       id: randomUUID(),
       organizationId: caller.organizationId,
       apiKeyId: caller.apiKeyId,
       schemaVersion: request.version,
+      receivedAt,
     };
     if (request.dryRun) {
       const existing = await deps.reports.countExisting(caller.organizationId, reports);

@@ -33,6 +33,11 @@ export type SubmissionLog = {
   organizationId: string;
   apiKeyId: string | null;
   schemaVersion: SchemaVersion;
+  /**
+   * When the service accepted the submission, by its clock: a new report's first accepted
+   * time (which decides lateness), the time of every version it writes.
+   */
+  receivedAt: Date;
 };
 
 export type UpsertCounts = { createdCount: number; updatedCount: number };
@@ -70,6 +75,7 @@ export function createReportStore(db: Kysely<Tables>) {
         referenceVersion,
         log.id,
         log.apiKeyId,
+        log.receivedAt,
         ...inputArrays(reports),
       ];
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
@@ -119,6 +125,7 @@ export function createReportStore(db: Kysely<Tables>) {
           record_count: recordCount,
           created_count: counts.createdCount,
           updated_count: counts.updatedCount,
+          submitted_at: log.receivedAt,
         })
         .execute();
     },
@@ -155,8 +162,8 @@ function inputArrays(reports: Report[]): (string | Buffer)[] {
 }
 
 // $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
-// $5 API key id, then one array per input column.
-const FIXED_PARAMETERS = 5;
+// $5 API key id, $6 time received, then one array per input column.
+const FIXED_PARAMETERS = 6;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
   .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
@@ -172,18 +179,19 @@ const UPSERT_SQL = `
     select * from ${unnestInput} where (select version from guard) = $3::bigint
   ),
   upserted as (
-    insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason)
+    insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason,
+      created_at, updated_at)
     select $1::text, ${keys}, quote_coin_id, quote_coin_symbol, type, $2::smallint,
-      ${metricColumns.join(", ")}, eligibility_status, eligibility_reason
+      ${metricColumns.join(", ")}, eligibility_status, eligibility_reason, $6::timestamptz, $6::timestamptz
     from input
     on conflict (organization_id, ${keys}) do update set
-      ${stored.map((c) => `${c} = excluded.${c}`).join(", ")}, updated_at = now()
+      ${stored.map((c) => `${c} = excluded.${c}`).join(", ")}, updated_at = $6::timestamptz
     returning r.id, (r.xmax = 0) as created, r.base_coin_id, r.date,
       ${valueColumns.map((c) => `r.${c}`).join(", ")}
   ),
   versions as (
-    insert into report_versions (report_id, submission_id, ${values})
-    select id, $4::uuid, ${values} from upserted
+    insert into report_versions (report_id, submission_id, recorded_at, ${values})
+    select id, $4::uuid, $6::timestamptz, ${values} from upserted
   ),
   counted as (
     insert into report_month_counts as c (organization_id, base_coin_id, month, n)
@@ -195,9 +203,10 @@ const UPSERT_SQL = `
   ),
   submission as (
     insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
-      record_count, created_count, updated_count)
+      record_count, created_count, updated_count, submitted_at)
     select $4::uuid, $1::text, $5::uuid, $2::smallint, false,
-      count(*), count(*) filter (where created), count(*) filter (where not created)
+      count(*), count(*) filter (where created), count(*) filter (where not created),
+      $6::timestamptz
     from upserted having count(*) > 0
   )
   select (count(*) filter (where created))::int as created, count(*)::int as total,
