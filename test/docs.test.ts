@@ -47,7 +47,15 @@ describe("the OpenAPI document", () => {
     expect(record.properties.bidAskSpread.maximum).toBe(100);
     expect(
       document.paths["/api/v1/reports"].get.parameters.map((p: { name: string }) => p.name),
-    ).toEqual(["baseCoinId", "exchangeId", "dateGte", "dateLte", "page", "pageSize"]);
+    ).toEqual([
+      "baseCoinId",
+      "exchangeId",
+      "organizationId",
+      "dateGte",
+      "dateLte",
+      "page",
+      "pageSize",
+    ]);
   });
 });
 

@@ -6,7 +6,13 @@ export type Problem = { path?: string; message: string };
  * and body each kind becomes.
  */
 export abstract class DomainError extends Error {
-  abstract readonly kind: "invalid" | "unauthenticated" | "not_found" | "conflict" | "unavailable";
+  abstract readonly kind:
+    | "invalid"
+    | "unauthenticated"
+    | "forbidden"
+    | "not_found"
+    | "conflict"
+    | "unavailable";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -23,6 +29,11 @@ export class ValidationError extends DomainError {
 
 export class AuthenticationError extends DomainError {
   readonly kind = "unauthenticated";
+}
+
+/** The caller is known, but its kind may not do this (a project key submitting). */
+export class ForbiddenError extends DomainError {
+  readonly kind = "forbidden";
 }
 
 export class NotFoundError extends DomainError {

@@ -60,6 +60,8 @@ function handleError(
           );
       case "unauthenticated":
         return reply.code(401).send(errorBody(401, error.message));
+      case "forbidden":
+        return reply.code(403).send(errorBody(403, error.message));
       case "not_found":
         return reply.code(404).send(errorBody(404, error.message));
       case "conflict":

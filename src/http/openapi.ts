@@ -65,6 +65,11 @@ export const errorResponses = {
     statusCode: 401,
     message: "Invalid API key",
   }),
+  403: error(
+    errorSchema,
+    "The key belongs to a project or the operator: it reads, it does not submit",
+    fixed(403, "Forbidden", "This API key cannot submit reports"),
+  ),
   413: error(
     errorSchema,
     "Body over the size limit",

@@ -1,7 +1,12 @@
 import { Readable } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { csvCell } from "../domain/csv-cell.js";
-import { type ReportCsvItem, reportItemSchema } from "../schemas/report.js";
+import {
+  type ReportCsvItem,
+  reportItemSchema,
+  reportOrganizationShape,
+  type ScopedReportCsvItem,
+} from "../schemas/report.js";
 
 /**
  * The listing item's fields in their order, with `instrumentType` before `type` (as in a v2
@@ -10,6 +15,12 @@ import { type ReportCsvItem, reportItemSchema } from "../schemas/report.js";
 const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).flatMap((name) =>
   name === "type" ? ["instrumentType", "type"] : [name],
 ) as (keyof ReportCsvItem)[];
+
+/** A project or operator key's export: the organization's id and name first, as in JSON. */
+const SCOPED_COLUMNS: (keyof ScopedReportCsvItem)[] = [
+  ...(Object.keys(reportOrganizationShape) as (keyof ScopedReportCsvItem)[]),
+  ...COLUMNS,
+];
 
 /**
  * The CSV body as a stream that reads the next chunk only once the client has taken the last
@@ -20,8 +31,10 @@ const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).fla
 export function reportCsvStream(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
+  acrossOrganizations = false,
 ): Readable {
-  return Readable.from(reportCsv(first, rest), { highWaterMark: 1 });
+  const columns = acrossOrganizations ? SCOPED_COLUMNS : COLUMNS;
+  return Readable.from(reportCsv(first, rest, columns), { highWaterMark: 1 });
 }
 
 /**
@@ -31,11 +44,14 @@ export function reportCsvStream(
 export async function* reportCsv(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
+  columns: readonly (keyof ScopedReportCsvItem)[] = COLUMNS,
 ): AsyncGenerator<string> {
-  yield `${COLUMNS.join(",")}\r\n`;
+  yield `${columns.join(",")}\r\n`;
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {
     yield chunk.value
-      .map((item) => `${COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
+      .map(
+        (item) => `${columns.map((c) => csvCell((item as ScopedReportCsvItem)[c])).join(",")}\r\n`,
+      )
       .join("");
     // A client that reads fast (or a large socket buffer) would otherwise have the next chunk
     // fetched and written in the same turn of the event loop, chunk after chunk: with the

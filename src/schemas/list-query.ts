@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateSchema, reportItemSchema } from "./report.js";
+import { dateSchema, reportItemSchema, reportOrganizationShape } from "./report.js";
 import { storableText } from "./text.js";
 
 export const MAX_PAGE_SIZE = 500;
@@ -20,6 +20,13 @@ export const listQuerySchema = z.object({
   exchangeId: storableText(200)
     .optional()
     .meta({ description: "Only this exchange id", example: "binance" }),
+  // Not checked as text: a market maker's key ignores it, as any unknown parameter (its
+  // listing must not change); for the others an id no organization has lists nothing.
+  organizationId: z.string().optional().meta({
+    description:
+      "Only this organization's reports (project and operator keys; a market maker's key ignores it)",
+    example: "acme",
+  }),
   dateGte: dateSchema.optional().meta({
     description: "Only reports dated on or after this day (YYYY-MM-DD)",
     example: "2026-11-01",
@@ -46,5 +53,16 @@ export const reportPageSchema = z.object({
   page: z.number().int().meta({ description: "This page's number, from 1" }),
   totalPages: z.number().int().meta({ description: "Pages at this pageSize" }),
   totalCount: z.number().int().meta({ description: "Reports matching the filters" }),
-  items: z.array(reportItemSchema),
+  items: z.array(
+    z
+      .object({
+        organizationId: reportOrganizationShape.organizationId.optional(),
+        organizationName: reportOrganizationShape.organizationName.optional(),
+        ...reportItemSchema.shape,
+      })
+      .meta({
+        description:
+          "A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither",
+      }),
+  ),
 });

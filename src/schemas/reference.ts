@@ -2,6 +2,14 @@ import { z } from "zod";
 import { SUBMISSION_TYPES } from "../domain/report.js";
 
 const projectSchema = z.object({
+  organizationId: z.string().optional().meta({
+    example: "acme",
+    description: "The engaged market maker (project and operator keys only)",
+  }),
+  organizationName: z.string().optional().meta({
+    example: "Acme Market Making",
+    description: "Its display name (project and operator keys only)",
+  }),
   id: z.string().meta({ example: "chainlink", description: "Base coin (project) id" }),
   symbol: z.string().meta({ example: "LINK" }),
   name: z.string().meta({ example: "Chainlink" }),

@@ -180,3 +180,21 @@ export const reportCsvItemSchema = reportItemSchema.extend({
   instrumentType: z.enum(INSTRUMENT_TYPES),
 });
 export type ReportCsvItem = z.infer<typeof reportCsvItemSchema>;
+
+/**
+ * The fields a project or operator key's listing items start with (CONTRACT section 4): they
+ * read the reports of several organizations. A market maker's items have neither.
+ */
+export const reportOrganizationShape = {
+  organizationId: z.string().meta({
+    description: "The market maker that submitted the report (project and operator keys only)",
+  }),
+  organizationName: z.string().meta({
+    description: "Its display name (project and operator keys only)",
+  }),
+};
+
+export type ScopedReportCsvItem = ReportCsvItem & {
+  organizationId: string;
+  organizationName: string;
+};

@@ -9,30 +9,32 @@ import { createAuthenticator } from "./authenticate.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
-import { submitReports } from "./submit-reports.js";
+import { assertMaySubmit, submitReports } from "./submit-reports.js";
 
 export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, reports, listing } = stores;
+  const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticate),
+    /** Throws the 403 of a key that may not submit (checked before the body is read). */
+    assertMaySubmit,
     submitReports: unavailableWhenDatabaseIs(
       (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
         submitReports({ reports, referenceData, now }, caller, request),
     ),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson({ listing, organizations, now }, caller, query),
+      listReportsJson({ listing, scopedListing, organizations, now }, caller, query),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
     exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports({ listing, organizations, now }, caller, query),
+      exportReports({ listing, scopedListing, organizations, now }, caller, query),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),

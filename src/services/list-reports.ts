@@ -1,23 +1,29 @@
-import type { Caller } from "../domain/caller.js";
+import { type Caller, readScope } from "../domain/caller.js";
 import { storableDateRange, utcDate } from "../domain/dates.js";
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportCsvItem } from "../schemas/report.js";
 import type { ListCursor, ListFilter, PageItem } from "../store/report-listing.js";
 import type { Stores } from "../store/stores.js";
+import { exportScopedReports, listScopedReportsJson } from "./list-reports-scoped.js";
 
-export type ListDeps = Pick<Stores, "listing" | "organizations"> & { now: () => Date };
+export type ListDeps = Pick<Stores, "listing" | "scopedListing" | "organizations"> & {
+  now: () => Date;
+};
 
 /**
  * The caller's reports whose base coin has an engagement with the caller's organization that
  * is active today, filtered and paged (spec 4.4), as the JSON text of the response: its items
  * come from the database already written as JSON, so a 500-item page is not parsed and
- * printed again here.
+ * printed again here. A project or operator key reads across organizations (see
+ * list-reports-scoped.ts); a market maker's listing is this one, unchanged.
  */
 export async function listReportsJson(
   deps: ListDeps,
   caller: Caller,
   query: ListQuery,
 ): Promise<string> {
+  const scope = readScope(caller);
+  if (scope.kind !== "organization") return listScopedReportsJson(deps, scope, query);
   const { page, pageSize } = pagingOf(query);
   const filter = await filterFor(deps, caller, query);
   const [totalCount, items] = await Promise.all([
@@ -51,6 +57,11 @@ export async function* exportReports(
   caller: Caller,
   query: ListQuery,
 ): AsyncGenerator<ReportCsvItem[]> {
+  const scope = readScope(caller);
+  if (scope.kind !== "organization") {
+    yield* exportScopedReports(deps, scope, query);
+    return;
+  }
   const filter = await filterFor(deps, caller, query);
   if (query.page !== undefined) {
     const items = await pageItems(deps, filter, query);

@@ -1,6 +1,7 @@
-import type { Caller } from "../domain/caller.js";
+import { type Caller, readScope } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import type { Market, ReferenceData } from "../domain/reference-data.js";
+import type { SubmissionType } from "../domain/report.js";
 import {
   MAX_MARKETS_PAGE_SIZE,
   type MarketItem,
@@ -10,27 +11,53 @@ import {
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 
-/** GET /api/v1/projects: the projects the caller's organization is engaged with today. */
-export async function listProjects(
-  deps: { organizations: OrganizationStore; referenceData: ReferenceDataCache; now: () => Date },
-  caller: Caller,
-) {
+type ProjectsDeps = {
+  organizations: OrganizationStore;
+  referenceData: ReferenceDataCache;
+  now: () => Date;
+};
+
+/**
+ * GET /api/v1/projects: the projects the caller's organization is engaged with today. A
+ * project or operator key gets the engagements active today in its read scope instead (of
+ * every market maker for a project's coins; every one for the operator), each with the
+ * engaged organization, ordered by coin and organization.
+ */
+export async function listProjects(deps: ProjectsDeps, caller: Caller) {
+  const scope = readScope(caller);
+  if (scope.kind !== "organization") {
+    const coins = scope.kind === "coins" ? scope.baseCoinIds : undefined;
+    const [engagements, ref] = await Promise.all([
+      deps.organizations.activeEngagementsAcross(utcDate(deps.now()), coins),
+      deps.referenceData.current(),
+    ]);
+    return {
+      items: engagements.map(({ organizationId, organizationName, ...e }) => ({
+        organizationId,
+        organizationName,
+        ...projectItem(e, ref),
+      })),
+    };
+  }
   const [engagements, ref] = await Promise.all([
     deps.organizations.activeEngagements(caller.organizationId, utcDate(deps.now())),
     deps.referenceData.current(),
   ]);
+  return { items: latestPerCoin(engagements).map((e) => projectItem(e, ref)) };
+}
+
+function projectItem(
+  e: { baseCoinId: string; type: SubmissionType; since: string; until: string | null },
+  ref: ReferenceData,
+) {
+  const coin = ref.coins.get(e.baseCoinId);
   return {
-    items: latestPerCoin(engagements).map((e) => {
-      const coin = ref.coins.get(e.baseCoinId);
-      return {
-        id: e.baseCoinId,
-        symbol: coin?.symbol ?? e.baseCoinId,
-        name: coin?.name ?? e.baseCoinId,
-        engagementType: e.type,
-        engagedSince: e.since,
-        engagedUntil: e.until,
-      };
-    }),
+    id: e.baseCoinId,
+    symbol: coin?.symbol ?? e.baseCoinId,
+    name: coin?.name ?? e.baseCoinId,
+    engagementType: e.type,
+    engagedSince: e.since,
+    engagedUntil: e.until,
   };
 }
 

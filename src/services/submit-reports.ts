@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "../domain/caller.js";
+import { type Caller, maySubmit } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
-import { UnavailableError } from "../domain/errors.js";
+import { ForbiddenError, UnavailableError } from "../domain/errors.js";
 import { compareRecordKeys, type SchemaVersion } from "../domain/report.js";
 import type { SubmissionResult } from "../schemas/report.js";
 import type { ReportStore } from "../store/report-store.js";
@@ -23,6 +23,7 @@ export async function submitReports(
   caller: Caller,
   request: { version: SchemaVersion; body: unknown; dryRun: boolean },
 ): Promise<SubmissionResult> {
+  assertMaySubmit(caller);
   for (let attempt = 1; ; attempt++) {
     const ref = await deps.referenceData.current();
     const receivedAt = deps.now();
@@ -51,3 +52,8 @@ export async function submitReports(
 }
 
 const MAX_ATTEMPTS = 5;
+
+/** Only market makers submit (CONTRACT section 4); project and operator keys only read. */
+export function assertMaySubmit(caller: Caller): void {
+  if (!maySubmit(caller)) throw new ForbiddenError("This API key cannot submit reports");
+}

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { OrganizationKind } from "../domain/caller.js";
+import type { SubmissionType } from "../domain/report.js";
 import type { Tables } from "./tables.js";
 
 /** Organizations with their kind and coins: the queries of the organization store. */
@@ -34,6 +35,32 @@ export function organizationProfileQueries(db: Kysely<Tables>) {
     async organization(id: string) {
       const row = await profiles().where("o.id", "=", id).executeTakeFirst();
       return row === undefined ? undefined : typed(row);
+    },
+
+    /**
+     * Engagements active on `today` of every organization (of those for `coins` when given),
+     * with the organization's name, ordered by coin and organization.
+     */
+    async activeEngagementsAcross(today: string, coins?: readonly string[]) {
+      let q = db
+        .selectFrom("engagements as g")
+        .innerJoin("organizations as o", "o.id", "g.organization_id")
+        .select([
+          "g.organization_id as organizationId",
+          "o.name as organizationName",
+          "g.base_coin_id as baseCoinId",
+          "g.type",
+          "g.since",
+          "g.until",
+        ])
+        .where("g.since", "<=", today)
+        .where((eb) => eb.or([eb("g.until", "is", null), eb("g.until", ">=", today)]));
+      if (coins !== undefined) {
+        if (coins.length === 0) return [];
+        q = q.where("g.base_coin_id", "in", coins);
+      }
+      const rows = await q.orderBy("g.base_coin_id").orderBy("g.organization_id").execute();
+      return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
     },
 
     /**

@@ -28,7 +28,7 @@ export type ListFilter = {
 export type PageItem = { item: string; instrumentType: InstrumentType };
 
 const ORDER = sql`date desc, exchange_id, base_coin_id, quote_key, instrument_type`;
-const selected = sql.raw(
+export const selected = sql.raw(
   [
     "date",
     "exchange_id",
@@ -68,7 +68,7 @@ function where(
  * Key order and presence follow `reportItemSchema`: the quote fields only when set, the
  * v2-only metrics as null for v1 reports. Names fall back to ids, as in `toCsvItem`.
  */
-const ITEM_JSON = (() => {
+export const ITEM_JSON = (() => {
   const text = (column: string) => `to_json(${column})::text`;
   const nullable = (expression: string) => `coalesce(${expression}, 'null')`;
   const metric = (m: Metric) => `',"${m}":' || ${nullable(`r.${metricColumn(m)}::text`)}`;

@@ -4,6 +4,7 @@ import { createEligibilityStore, type EligibilityStore } from "./eligibility-sto
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
+import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
@@ -18,6 +19,8 @@ export type Stores = {
   references: ReferenceStore;
   reports: ReportStore;
   listing: ReportListing;
+  /** The listing of project and operator keys, across organizations. */
+  scopedListing: ScopedReportListing;
   eligibility: EligibilityStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
@@ -34,6 +37,7 @@ export function createStores(db: Kysely<Tables>): Stores {
     references: createReferenceStore(db),
     reports: createReportStore(db),
     listing: createReportListing(db),
+    scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
     ping: () => ping(db),
     transaction(work) {

@@ -7,6 +7,8 @@ import { badQueryResponse, errorResponses } from "../openapi.js";
 
 const projects = {
   summary: "Projects the caller's organization is engaged with today",
+  description:
+    "A market maker's key: its engagements active today, one per project. A project key: the engagements active today of every market maker for its coins; an operator key: every engagement active today. Their items start with `organizationId` and `organizationName` and are ordered by project, then organization.",
   tags: ["reference data"],
   response: {
     200: projectsResponseSchema.meta({

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { readScope } from "../../domain/caller.js";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { exampleReportPage, exampleV1Record, exampleV2Record } from "../../schemas/examples.js";
@@ -55,7 +56,7 @@ function submissionSchema(version: SchemaVersion) {
 const listSchema = {
   summary: "List the caller's reports of projects with an active engagement",
   description:
-    "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` (preferred by its q-value over application/json) streams every matching report as CSV.",
+    "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` (preferred by its q-value over application/json) streams every matching report as CSV. A project key reads every market maker's reports for its coins, dated inside an engagement of that market maker for the coin (ended ones included); an operator key reads every report. Their items (and CSV rows) start with `organizationId` and `organizationName`, `organizationId` filters, and the order puts organizationId after baseCoinId.",
   tags: ["reports"],
   querystring: listQuerySchema,
   response: {
@@ -81,7 +82,12 @@ export function reportRoutes(services: Services) {
     for (const version of [1, 2] as SchemaVersion[]) {
       app.post(
         `/api/v${version}/report`,
-        { schema: submissionSchema(version) },
+        {
+          schema: submissionSchema(version),
+          // After authentication (the instance's hook), before the body is read or checked:
+          // a project or operator key gets its 403 whatever it sends, dry run or not.
+          onRequest: async (request) => services.assertMaySubmit(request.caller),
+        },
         async (request, reply) => {
           const dryRun = dryRunOf(request.headers["x-dry-run"]);
           const result = await services.submitReports(request.caller, {
@@ -104,7 +110,7 @@ export function reportRoutes(services: Services) {
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(reportCsvStream(first, chunks));
+        .send(reportCsvStream(first, chunks, readScope(request.caller).kind !== "organization"));
     });
   };
 }

@@ -1,0 +1,71 @@
+import type { ReadScope } from "../domain/caller.js";
+import { storableDateRange } from "../domain/dates.js";
+import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
+import type { ScopedReportCsvItem } from "../schemas/report.js";
+import { storableText } from "../schemas/text.js";
+import type { ScopedListCursor, ScopedListFilter } from "../store/report-listing-scoped.js";
+import type { Stores } from "../store/stores.js";
+
+export type ScopedListDeps = Pick<Stores, "scopedListing">;
+type CrossScope = Exclude<ReadScope, { kind: "organization" }>;
+
+/**
+ * The listing of a project or operator key (CONTRACT section 4), as JSON text: every report
+ * in its read scope, each item starting with `organizationId` and `organizationName`.
+ */
+export async function listScopedReportsJson(
+  deps: ScopedListDeps,
+  scope: CrossScope,
+  query: ListQuery,
+): Promise<string> {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  const filter = scopedFilter(scope, query);
+  const [totalCount, items] = await Promise.all([
+    deps.scopedListing.count(filter),
+    deps.scopedListing.pageJson(filter, pageSize, (page - 1) * pageSize),
+  ]);
+  const totalPages = Math.ceil(totalCount / pageSize);
+  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => i.item).join(",")}]}`;
+}
+
+const EXPORT_CHUNK = 500;
+
+/** Every report of the scoped listing, chunk by chunk (with `page`, that page only). */
+export async function* exportScopedReports(
+  deps: ScopedListDeps,
+  scope: CrossScope,
+  query: ListQuery,
+): AsyncGenerator<ScopedReportCsvItem[]> {
+  const filter = scopedFilter(scope, query);
+  if (query.page !== undefined) {
+    const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+    const items = await deps.scopedListing.pageJson(filter, pageSize, (query.page - 1) * pageSize);
+    yield items.map(({ item, instrumentType }) => ({ ...JSON.parse(item), instrumentType }));
+    return;
+  }
+  let cursor: ScopedListCursor | undefined;
+  do {
+    const { items, next } = await deps.scopedListing.after(filter, EXPORT_CHUNK, cursor);
+    if (items.length > 0) yield items;
+    cursor = next;
+  } while (cursor !== undefined);
+}
+
+const NO_COINS: CrossScope = { kind: "coins", baseCoinIds: [] };
+
+/** The query's filters within the scope; an organization id nothing can hold lists nothing. */
+function scopedFilter(scope: CrossScope, query: ListQuery): ScopedListFilter {
+  const dates = storableDateRange(query.dateGte, query.dateLte);
+  const organizationId = query.organizationId;
+  const unmatchable =
+    organizationId !== undefined && !storableText(200).safeParse(organizationId).success;
+  return {
+    scope: unmatchable ? NO_COINS : scope,
+    organizationId,
+    baseCoinId: query.baseCoinId,
+    exchangeId: query.exchangeId,
+    dateGte: dates.from,
+    dateLte: dates.to,
+  };
+}
