@@ -214,3 +214,75 @@ describe("operator CLI", () => {
     ]);
   });
 });
+
+describe("operator CLI: organization kinds", () => {
+  it("creates a project owning coins and an operator, and lists kinds and coins", async () => {
+    const project = await cli(
+      "org",
+      "create",
+      "chainlink-labs",
+      "Chainlink Labs",
+      "--kind",
+      "project",
+      "--coin",
+      "chainlink",
+      "--coin",
+      "uniswap",
+    );
+    expect(project).toMatchObject({ code: 0 });
+    expect(project.out).toContain("created project organization chainlink-labs");
+    const operator = await cli(
+      "org",
+      "create",
+      "platform",
+      "--name",
+      "Platform",
+      "--kind",
+      "operator",
+      "--json",
+    );
+    expect(JSON.parse(operator.out)).toEqual({
+      id: "platform",
+      name: "Platform",
+      kind: "operator",
+      coins: [],
+    });
+    const listed = JSON.parse((await cli("org", "list", "--json")).out) as Record<
+      string,
+      unknown
+    >[];
+    expect(listed.find((o) => o.id === "chainlink-labs")).toMatchObject({
+      kind: "project",
+      coins: ["chainlink", "uniswap"],
+    });
+    expect(listed.find((o) => o.id === "acme")).toMatchObject({ kind: "market_maker", coins: [] });
+    const text = (await cli("org", "list")).out;
+    expect(text).toMatch(/chainlink-labs\s+Chainlink Labs\s+project\s+chainlink,uniswap/);
+    expect(text).toMatch(/platform\s+Platform\s+operator/);
+  });
+
+  it("refuses a project without coins, unknown coins, coins of another kind, and engaging a project", async () => {
+    const none = await cli("org", "create", "p1", "P1", "--kind", "project");
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("coins: a project owns at least one base coin");
+    const unknown = await cli("org", "create", "p2", "P2", "--kind", "project", "--coin", "nocoin");
+    expect(unknown.err).toContain("coins.0: unknown coin 'nocoin'");
+    const operator = await cli("org", "create", "p3", "P3", "--kind", "operator", "--coin", "aave");
+    expect(operator.err).toContain("only a project owns coins");
+    expect((await cli("org", "create", "p4", "P4", "--kind", "dealer")).code).toBe(1);
+    const orgs = JSON.parse((await cli("org", "list", "--json")).out) as { id: string }[];
+    expect(orgs.map((o) => o.id)).not.toContain("p1");
+    const engaged = await cli(
+      "engagement",
+      "add",
+      "chainlink-labs",
+      "chainlink",
+      "--type",
+      "project",
+      "--since",
+      "2025-01-01",
+    );
+    expect(engaged.code).toBe(1);
+    expect(engaged.err).toContain("only market makers are engaged");
+  });
+});

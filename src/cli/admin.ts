@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AdminServices } from "../services/admin.js";
 import type { System } from "../system.js";
 import { registerMarketDataCommands } from "./market-data.js";
+import { UsageError } from "./read-json.js";
 
 export type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
@@ -48,23 +49,41 @@ function registerOrganizationCommands(program: Command, run: Run): void {
   const org = program.command("org").description("organizations");
   json(
     org
-      .command("create <id>")
-      .description("create an organization (id: lower-case letters, digits, - and _)")
-      .requiredOption("--name <name>", "display name"),
+      .command("create <id> [name]")
+      .description(
+        "create an organization (id: lower-case letters, digits, - and _): a market maker, a token project (--kind project --coin ID …) or the operator (--kind operator)",
+      )
+      .option("--name <name>", "display name (or give it after the id)")
+      .option("--kind <kind>", "market_maker | project | operator", "market_maker")
+      .option("--coin <baseCoinId>", "a coin the project owns (repeat for several)", collect, []),
   ).action(
     run(
-      (admin, { args, opts }: Input) =>
-        admin.createOrganization({ id: args[0] ?? "", name: opts.name ?? "" }),
-      (o: { id: string }) => `created organization ${o.id}`,
+      (admin, { args, opts }: Input) => {
+        const name = opts.name ?? args[1];
+        if (name === undefined) {
+          throw new UsageError("give the organization a name (NAME or --name)");
+        }
+        return admin.createOrganization({
+          id: args[0] ?? "",
+          name,
+          kind: opts.kind as "market_maker",
+          coins: opts.coin as unknown as string[],
+        });
+      },
+      (o: { id: string; kind: string; coins: string[] }) =>
+        `created ${o.kind.replace("_", " ")} organization ${o.id}${o.coins.length > 0 ? ` (coins: ${o.coins.join(", ")})` : ""}`,
     ),
   );
-  json(org.command("list").description("list organizations")).action(
+  json(org.command("list").description("list organizations, with their kind and coins")).action(
     run(
       (admin) => admin.listOrganizations(),
-      (rows: { id: string; name: string }[]) => table(rows.map((r) => [r.id, r.name])),
+      (rows: { id: string; name: string; kind: string; coins: string[] }[]) =>
+        table(rows.map((r) => [r.id, r.name, r.kind, r.coins.join(",")])),
     ),
   );
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 function registerKeyCommands(program: Command, run: Run): void {
   const key = program.command("key").description("API keys");

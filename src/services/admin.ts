@@ -4,6 +4,7 @@ import { apiKeyPrefix, generateApiKey, hashApiKey, keysMatching } from "../domai
 import { utcDate } from "../domain/dates.js";
 import { describePeriod, overlaps } from "../domain/engagement.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
+import { organizationProfileProblems } from "../domain/organization.js";
 import { ReferenceData } from "../domain/reference-data.js";
 import { engagementSchema, newOrganizationSchema } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
@@ -39,12 +40,23 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
   };
 
   return {
-    async createOrganization(input: { id: string; name: string }) {
+    /** A market maker, or (with `kind`) a project owning `coins`, or an operator. */
+    async createOrganization(input: z.input<typeof newOrganizationSchema>) {
       const org = parse(newOrganizationSchema, input);
-      if ((await organizations.organization(org.id)) !== undefined) {
-        throw new ConflictError(`organization '${org.id}' already exists`);
-      }
-      await organizations.upsertOrganization(org.id, org.name);
+      const { snapshot } = await references.snapshot();
+      const profile = { kind: org.kind, coins: org.coins, engagements: 0 };
+      const problems = organizationProfileProblems(
+        profile,
+        new Set(snapshot.coins.map((c) => c.id)),
+      );
+      if (problems.length > 0) throw new ValidationError(problems);
+      await stores.transaction(async (tx) => {
+        if ((await tx.organizations.organization(org.id)) !== undefined) {
+          throw new ConflictError(`organization '${org.id}' already exists`);
+        }
+        await tx.organizations.upsertOrganization(org.id, org.name);
+        await tx.organizations.setProfile(org.id, org.kind, org.coins);
+      });
       return org;
     },
 
@@ -100,7 +112,15 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     },
 
     async addEngagement(organizationId: string, input: z.input<typeof engagementSchema>) {
-      await requireOrganization(organizationId);
+      const org = await requireOrganization(organizationId);
+      if (org.kind !== "market_maker") {
+        throw new ValidationError([
+          {
+            path: "organizationId",
+            message: `'${organizationId}' is a ${org.kind} organization; only market makers are engaged`,
+          },
+        ]);
+      }
       const parsed = parse(engagementSchema, input);
       const engagement = { ...parsed, until: parsed.until ?? null };
       const snapshot = (await references.snapshot()).snapshot;
