@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MIN_FIXTURE_KEY_LENGTH } from "../domain/api-key.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
+import { obligationPeriodSchema } from "./obligation.js";
 import { dateSchema } from "./report.js";
 import { storableText } from "./text.js";
 
@@ -47,23 +48,31 @@ const apiKeySchema = z.union([
   }),
 ]);
 
+const engagementShape = {
+  baseCoinId: id,
+  type: z.enum(SUBMISSION_TYPES),
+  since: dateSchema,
+  until: dateSchema.nullish(),
+};
+
+const untilNotBeforeSince = (e: { since: string; until?: string | null }) =>
+  e.until == null || e.until >= e.since;
+const untilProblem = { message: "until must not be before since", path: ["until"] };
+
 export const engagementSchema = z
-  .strictObject({
-    baseCoinId: id,
-    type: z.enum(SUBMISSION_TYPES),
-    since: dateSchema,
-    until: dateSchema.nullish(),
-  })
-  .refine((e) => e.until == null || e.until >= e.since, {
-    message: "until must not be before since",
-    path: ["until"],
-  });
+  .strictObject(engagementShape)
+  .refine(untilNotBeforeSince, untilProblem);
+
+/** A fixture's engagement, with what the market maker owes for the coin (CONTRACT section 4). */
+const fixtureEngagementSchema = z
+  .strictObject({ ...engagementShape, obligations: z.array(obligationPeriodSchema).optional() })
+  .refine(untilNotBeforeSince, untilProblem);
 
 export const organizationSchema = z.strictObject({
   id,
   name: storableText(200),
   apiKeys: z.array(apiKeySchema).default([]),
-  engagements: z.array(engagementSchema).default([]),
+  engagements: z.array(fixtureEngagementSchema).default([]),
 });
 
 /** A new organization made by an operator: its id is also typed on command lines. */
