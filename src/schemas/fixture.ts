@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MIN_FIXTURE_KEY_LENGTH } from "../domain/api-key.js";
+import { ORGANIZATION_KINDS } from "../domain/caller.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { obligationPeriodSchema } from "./obligation.js";
 import { dateSchema } from "./report.js";
@@ -68,9 +69,15 @@ const fixtureEngagementSchema = z
   .strictObject({ ...engagementShape, obligations: z.array(obligationPeriodSchema).optional() })
   .refine(untilNotBeforeSince, untilProblem);
 
+export const organizationKindSchema = z.enum(ORGANIZATION_KINDS);
+
 export const organizationSchema = z.strictObject({
   id,
   name: storableText(200),
+  /** Absent: a market maker (CONTRACT section 4). */
+  kind: organizationKindSchema.optional(),
+  /** The base coins a project owns: required (non-empty) for a project, refused otherwise. */
+  coins: z.array(id).optional(),
   apiKeys: z.array(apiKeySchema).default([]),
   engagements: z.array(fixtureEngagementSchema).default([]),
 });
@@ -81,6 +88,8 @@ export const newOrganizationSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lower-case letters, digits, - and _, at most 63"),
   name: z.string().min(1).max(200),
+  kind: organizationKindSchema.default("market_maker"),
+  coins: z.array(id).default([]),
 });
 
 /** The fixture file of CONTRACT section 3: reference data, organizations, keys, engagements. */

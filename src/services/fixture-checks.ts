@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { overlaps } from "../domain/engagement.js";
 import { type Problem, ValidationError } from "../domain/errors.js";
+import { organizationProfileProblems } from "../domain/organization.js";
 import type { ReferenceSnapshot } from "../domain/reference-data.js";
 import {
   coinSchema,
@@ -68,6 +69,7 @@ function crossEntryProblems(fixture: FixtureEntries, known: ReferenceSnapshot): 
     ...marketProblems(fixture, coins, exchanges),
     ...exchangeFlagProblems(fixture, known),
     ...engagementProblems(fixture, coins),
+    ...kindProblems(fixture, coins),
   ];
 }
 
@@ -185,4 +187,14 @@ function engagementProblems(fixture: FixtureEntries, coins: Set<string>): Proble
     });
   }
   return problems;
+}
+
+/** Kinds and coins: a project owns known coins; only market makers are engaged. */
+function kindProblems(fixture: FixtureEntries, coins: Set<string>): Problem[] {
+  return present(fixture.organizations).flatMap(([i, o]) =>
+    organizationProfileProblems(
+      { kind: o.kind ?? "market_maker", coins: o.coins ?? [], engagements: o.engagements.length },
+      coins,
+    ).map((p) => ({ ...p, path: `organizations.${i}.${p.path}` })),
+  );
 }

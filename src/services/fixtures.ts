@@ -47,6 +47,7 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
     const ref = new ReferenceData(needed ? (await references.snapshot()).snapshot : EMPTY);
     for (const [i, org] of fixture.organizations.entries()) {
       if (await orgs.upsertOrganization(org.id, org.name)) changed++;
+      changed += await loadProfile(orgs, org, `organizations.${i}`, problems);
       changed += await loadApiKeys(orgs, org, `organizations.${i}`, now, problems);
       changed += await loadEngagements(orgs, org, `organizations.${i}`, problems);
       changed += await loadObligations(tx, org, `organizations.${i}`, ref, problems);
@@ -59,6 +60,27 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
 }
 
 type FixtureOrganization = Fixture["organizations"][number];
+
+/**
+ * Sets the organization's kind (absent: market maker) and owned coins. A project or operator
+ * is never engaged: one with stored engagements cannot take that kind.
+ */
+async function loadProfile(
+  orgs: Stores["organizations"],
+  org: FixtureOrganization,
+  path: string,
+  problems: Problem[],
+): Promise<number> {
+  const kind = org.kind ?? "market_maker";
+  if (kind !== "market_maker" && (await orgs.engagements(org.id)).length > 0) {
+    problems.push({
+      path: `${path}.kind`,
+      message: `'${org.id}' has stored engagements; only a market maker is engaged`,
+    });
+    return 0;
+  }
+  return orgs.setProfile(org.id, kind, org.coins ?? []);
+}
 
 /** Adds the organization's keys (revoking those marked so); returns the rows changed. */
 async function loadApiKeys(

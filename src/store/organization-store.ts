@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { OrganizationKind } from "../domain/caller.js";
 import type { SubmissionType } from "../domain/report.js";
+import { organizationProfileQueries } from "./organization-profiles.js";
 import type { Tables } from "./tables.js";
 
 export type ApiKeyRecord = {
@@ -46,6 +47,8 @@ const engagementColumns = [
 
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {
+    ...organizationProfileQueries(db),
+
     /** A key by its hash, with its organization's kind and (for a project) coins. */
     async findApiKeyByHash(hash: string): Promise<ApiKeyOwner | undefined> {
       const row = await db
@@ -83,22 +86,6 @@ export function createOrganizationStore(db: Kysely<Tables>) {
           ]),
         )
         .execute();
-    },
-
-    async organizations() {
-      return db
-        .selectFrom("organizations")
-        .select(["id", "name", "created_at as createdAt"])
-        .orderBy("id")
-        .execute();
-    },
-
-    async organization(id: string) {
-      return db
-        .selectFrom("organizations")
-        .select(["id", "name"])
-        .where("id", "=", id)
-        .executeTakeFirst();
     },
 
     /** Inserts or renames; returns whether anything changed. */
