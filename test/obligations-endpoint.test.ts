@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeyPrefix, hashApiKey } from "../src/domain/api-key.js";
 import type { Fixture } from "../src/schemas/fixture.js";
+import { accountabilityFixture, READER_KEYS } from "./helpers/accountability.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { baseFixture, KEYS } from "./helpers/fixture.js";
+import { KEYS } from "./helpers/fixture.js";
 
 /**
  * GET /api/v1/obligations answers for the caller's scope only (CONTRACT section 4): a market
  * maker its own periods, a project every market maker's for its coins, the operator all.
  */
-const PROJECT_KEY = "link-project-key-0123456789abcdef0123";
-const OPERATOR_KEY = "operator-key-0123456789abcdef0123456789";
+const PROJECT_KEY = READER_KEYS.chainlinkLabs;
+const OPERATOR_KEY = READER_KEYS.operator;
 
 const market = (exchangeId: string, quote: string, instrumentType: "spot" | "perp" = "spot") => ({
   exchangeId,
@@ -18,7 +18,7 @@ const market = (exchangeId: string, quote: string, instrumentType: "spot" | "per
 });
 
 function fixture(): Fixture {
-  const f = baseFixture();
+  const f = accountabilityFixture();
   const [acme, globex] = f.organizations;
   if (acme === undefined || globex === undefined) throw new Error("fixture changed");
   const [chainlink, uniswap] = acme.engagements;
@@ -49,27 +49,8 @@ function fixture(): Fixture {
 
 let t: TestApp;
 
-/** An organization of another kind with a key, written as issue 13a's fixture will write it. */
-async function addReader(id: string, kind: "project" | "operator", key: string, coins: string[]) {
-  const db = t.database.db;
-  await db.insertInto("organizations").values({ id, name: id, kind }).execute();
-  for (const coin of coins)
-    await db
-      .insertInto("organization_coins")
-      .values({ organization_id: id, base_coin_id: coin })
-      .execute();
-  await t.database.stores.organizations.addApiKey({
-    organizationId: id,
-    hash: hashApiKey(key),
-    prefix: apiKeyPrefix(key),
-    label: "test",
-  });
-}
-
 beforeAll(async () => {
   t = await startTestApp({ fixture: fixture() });
-  await addReader("link-project", "project", PROJECT_KEY, ["chainlink"]);
-  await addReader("platform", "operator", OPERATOR_KEY, []);
 });
 afterAll(async () => t?.close());
 
