@@ -29,6 +29,7 @@ describe("the OpenAPI document", () => {
       [
         "/api/v1/exchanges",
         "/api/v1/markets",
+        "/api/v1/obligations",
         "/api/v1/projects",
         "/api/v1/report",
         "/api/v1/reports",

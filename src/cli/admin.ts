@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { AdminServices } from "../services/admin.js";
 import type { System } from "../system.js";
 import { registerMarketDataCommands } from "./market-data.js";
+import { registerObligationCommands } from "./obligation.js";
 import { UsageError } from "./read-json.js";
 
 export type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
@@ -41,6 +42,7 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
   registerOrganizationCommands(program, run);
   registerKeyCommands(program, run);
   registerEngagementCommands(program, run);
+  registerObligationCommands(program, io, run);
   registerMarketDataCommands(program, io, run);
   registerEligibilityCommands(program, run);
 }

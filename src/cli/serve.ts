@@ -1,6 +1,11 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
-import { DEMO_API_KEY, demoOrganizationIds, loadDemo } from "../services/demo.js";
+import {
+  DEMO_API_KEY,
+  DEMO_PROJECT_API_KEY,
+  demoOrganizationIds,
+  loadDemo,
+} from "../services/demo.js";
 import type { System } from "../system.js";
 import type { CommandReply, CommandRequest } from "./data-dir-owner.js";
 import { type Context, type Io, openConfigured } from "./open.js";
@@ -48,6 +53,12 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
     io.stdout.write(`demo API key: ${DEMO_API_KEY}\n`);
     io.stdout.write(
       `try: curl -s -H 'Authorization: ${DEMO_API_KEY}' '${base}/api/v1/reports?pageSize=2'\n`,
+    );
+    io.stdout.write(
+      `demo project API key (reads every market maker's obligations for its coins): ${DEMO_PROJECT_API_KEY}\n`,
+    );
+    io.stdout.write(
+      `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/obligations'\n`,
     );
   }
   await new Promise<void>((resolve) => {

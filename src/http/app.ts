@@ -20,6 +20,7 @@ import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
+import { obligationRoutes } from "./routes/obligations.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limitExportsPerKey(api, http.maxExportsPerKey);
     await api.register(reportRoutes(services));
     await api.register(referenceRoutes(services));
+    await api.register(obligationRoutes(services));
   });
   return app;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MIN_FIXTURE_KEY_LENGTH } from "../domain/api-key.js";
 import { ORGANIZATION_KINDS } from "../domain/caller.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
+import { obligationPeriodSchema } from "./obligation.js";
 import { dateSchema } from "./report.js";
 import { storableText } from "./text.js";
 
@@ -48,17 +49,25 @@ const apiKeySchema = z.union([
   }),
 ]);
 
+const engagementShape = {
+  baseCoinId: id,
+  type: z.enum(SUBMISSION_TYPES),
+  since: dateSchema,
+  until: dateSchema.nullish(),
+};
+
+const untilNotBeforeSince = (e: { since: string; until?: string | null }) =>
+  e.until == null || e.until >= e.since;
+const untilProblem = { message: "until must not be before since", path: ["until"] };
+
 export const engagementSchema = z
-  .strictObject({
-    baseCoinId: id,
-    type: z.enum(SUBMISSION_TYPES),
-    since: dateSchema,
-    until: dateSchema.nullish(),
-  })
-  .refine((e) => e.until == null || e.until >= e.since, {
-    message: "until must not be before since",
-    path: ["until"],
-  });
+  .strictObject(engagementShape)
+  .refine(untilNotBeforeSince, untilProblem);
+
+/** A fixture's engagement, with what the market maker owes for the coin (CONTRACT section 4). */
+const fixtureEngagementSchema = z
+  .strictObject({ ...engagementShape, obligations: z.array(obligationPeriodSchema).optional() })
+  .refine(untilNotBeforeSince, untilProblem);
 
 export const organizationKindSchema = z.enum(ORGANIZATION_KINDS);
 
@@ -70,7 +79,7 @@ export const organizationSchema = z.strictObject({
   /** The base coins a project owns: required (non-empty) for a project, refused otherwise. */
   coins: z.array(id).optional(),
   apiKeys: z.array(apiKeySchema).default([]),
-  engagements: z.array(engagementSchema).default([]),
+  engagements: z.array(fixtureEngagementSchema).default([]),
 });
 
 /** A new organization made by an operator: its id is also typed on command lines. */

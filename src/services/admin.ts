@@ -14,6 +14,7 @@ import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
+import { createObligationAdmin } from "./obligations.js";
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input, zod3Messages);
@@ -61,6 +62,9 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     },
 
     listOrganizations: () => organizations.organizations(),
+
+    /** Obligation periods: set, list, end (see obligations.ts). */
+    obligations: createObligationAdmin(stores),
 
     /** Creates a key; the plaintext is returned this once and never stored. */
     async createApiKey(organizationId: string, label: string) {

@@ -6,6 +6,9 @@ import type { Fixture } from "../schemas/fixture.js";
 import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { parseFixture } from "./fixture-checks.js";
+import { loadObligations } from "./fixture-obligations.js";
+
+const EMPTY: ReferenceSnapshot = { coins: [], exchanges: [], markets: [] };
 
 export type LoadSummary = { changed: number; eligibilityChanged: number };
 
@@ -37,18 +40,21 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
     let changed = referenceChanged;
     const orgs = tx.organizations;
     const problems: Problem[] = [];
+    // The reference data as loaded (the fixture's and the stored), read when something needs it.
+    const needed =
+      referenceChanged > 0 ||
+      fixture.organizations.some((o) => o.engagements.some((e) => e.obligations?.length));
+    const ref = new ReferenceData(needed ? (await references.snapshot()).snapshot : EMPTY);
     for (const [i, org] of fixture.organizations.entries()) {
       if (await orgs.upsertOrganization(org.id, org.name)) changed++;
       changed += await loadProfile(orgs, org, `organizations.${i}`, problems);
       changed += await loadApiKeys(orgs, org, `organizations.${i}`, now, problems);
       changed += await loadEngagements(orgs, org, `organizations.${i}`, problems);
+      changed += await loadObligations(tx, org, `organizations.${i}`, ref, problems);
     }
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
     let eligibilityChanged = 0;
-    if (referenceChanged > 0) {
-      const ref = new ReferenceData((await references.snapshot()).snapshot);
-      eligibilityChanged = await recomputeEligibility(tx.eligibility, ref);
-    }
+    if (referenceChanged > 0) eligibilityChanged = await recomputeEligibility(tx.eligibility, ref);
     return { changed, eligibilityChanged };
   });
 }

@@ -3,10 +3,12 @@ import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
+import type { ObligationsQuery } from "../schemas/obligation.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
+import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { assertMaySubmit, submitReports } from "./submit-reports.js";
@@ -41,6 +43,9 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     listExchanges: unavailableWhenDatabaseIs(() => listExchanges({ referenceData })),
     listMarkets: unavailableWhenDatabaseIs((query: MarketsQuery) =>
       listMarkets({ referenceData }, query),
+    ),
+    listObligations: unavailableWhenDatabaseIs((caller: Caller, query: ObligationsQuery) =>
+      listObligations({ obligations: stores.obligations }, caller, query),
     ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */

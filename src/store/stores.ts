@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
@@ -16,6 +17,7 @@ import type { Tables } from "./tables.js";
  */
 export type Stores = {
   organizations: OrganizationStore;
+  obligations: ObligationStore;
   references: ReferenceStore;
   reports: ReportStore;
   listing: ReportListing;
@@ -34,6 +36,7 @@ export type Stores = {
 export function createStores(db: Kysely<Tables>): Stores {
   return {
     organizations: createOrganizationStore(db),
+    obligations: createObligationStore(db),
     references: createReferenceStore(db),
     reports: createReportStore(db),
     listing: createReportListing(db),

@@ -1,0 +1,196 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.js";
+import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { baseFixture } from "./helpers/fixture.js";
+
+let env: Record<string, string>;
+let dir: string;
+let dropDatabase: () => Promise<void> = async () => {};
+
+const cli = (...argv: string[]) => runCli(env, argv);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "obligation-cli-"));
+  if (onPostgres) {
+    const database = await freshDatabase();
+    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
+    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
+    dropDatabase = () => database.close();
+    await database.db.destroy().catch(() => {});
+  } else {
+    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
+  }
+  writeFileSync(join(dir, "fixture.json"), JSON.stringify(baseFixture()));
+  expect((await cli("seed", join(dir, "fixture.json"))).code).toBe(0);
+});
+
+afterAll(async () => {
+  await dropDatabase().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("obligation commands", () => {
+  it("sets a period from options, lists it and ends it", async () => {
+    const set = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--since",
+      "2025-01-01",
+      "--market",
+      "binance:tether:spot",
+      "--market",
+      "kraken:USD:spot",
+      "--kpi",
+      "minBidDepth200=50000",
+      "--kpi",
+      "maxBidAskSpread=1.5",
+    );
+    expect(set).toMatchObject({ code: 0 });
+    expect(set.out).toBe("obligation for chainlink from 2025-01-01 to open end: 2 markets\n");
+    const listed = JSON.parse((await cli("obligation", "list", "--org", "acme", "--json")).out);
+    expect(listed).toEqual([
+      {
+        organizationId: "acme",
+        organizationName: "Acme Market Making",
+        baseCoinId: "chainlink",
+        since: "2025-01-01",
+        until: null,
+        markets: [
+          { exchangeId: "binance", quote: "tether", instrumentType: "spot" },
+          { exchangeId: "kraken", quote: "USD", instrumentType: "spot" },
+        ],
+        kpis: { minBidDepth200: 50000, maxBidAskSpread: 1.5 },
+      },
+    ]);
+    const table = await cli("obligation", "list", "--coin", "chainlink");
+    expect(table.out).toContain("binance:tether:spot kraken:USD:spot");
+    expect(table.out).toContain("minBidDepth200=50000 maxBidAskSpread=1.5");
+    const ended = await cli("obligation", "end", "acme", "chainlink", "--date", "2025-03-31");
+    expect(ended).toMatchObject({ code: 0, out: "ended on 2025-03-31\n" });
+    const after = JSON.parse((await cli("obligation", "list", "--json")).out);
+    expect(after[0].until).toBe("2025-03-31");
+  });
+
+  it("sets a period from --file", async () => {
+    writeFileSync(
+      join(dir, "period.json"),
+      JSON.stringify({
+        since: "2025-04-01",
+        markets: [{ exchangeId: "binance_futures", quote: "tether", instrumentType: "perp" }],
+        kpis: { minTopOfBookPercentage: 40 },
+      }),
+    );
+    const set = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--file",
+      join(dir, "period.json"),
+    );
+    expect(set).toMatchObject({ code: 0 });
+    const listed = JSON.parse((await cli("obligation", "list", "--org", "acme", "--json")).out);
+    expect(listed.map((p: { since: string }) => p.since)).toEqual(["2025-01-01", "2025-04-01"]);
+  });
+
+  it("names the bad entry and exits 1; bad usage exits 2", async () => {
+    const overlap = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--since",
+      "2025-02-01",
+      "--market",
+      "binance:tether:perp",
+      "--kpi",
+      "minBidDepth200=-5",
+    );
+    expect(overlap.code).toBe(1);
+    expect(overlap.err).toContain("kpis.minBidDepth200: Number must be greater than or equal to 0");
+    const market = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--since",
+      "2026-01-01",
+      "--market",
+      "binance:tether:perp",
+    );
+    expect(market.code).toBe(1);
+    expect(market.err).toContain("markets.0: exchange 'binance' has no perp markets");
+    const unknown = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--since",
+      "2026-01-01",
+      "--market",
+      "binance:tether:spot",
+      "--kpi",
+      "minDepth=5",
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("minDepth");
+    expect(
+      (await cli("obligation", "set", "acme", "chainlink", "--market", "binance:tether:spot")).code,
+    ).toBe(2);
+    expect(
+      (
+        await cli(
+          "obligation",
+          "set",
+          "acme",
+          "chainlink",
+          "--since",
+          "2026-01-01",
+          "--market",
+          "binance",
+        )
+      ).code,
+    ).toBe(2);
+    expect(
+      (await cli("obligation", "set", "acme", "chainlink", "--since", "2026-01-01", "--kpi", "x"))
+        .code,
+    ).toBe(2);
+    const both = await cli(
+      "obligation",
+      "set",
+      "acme",
+      "chainlink",
+      "--since",
+      "2026-01-01",
+      "--file",
+      "p.json",
+    );
+    expect(both.code).toBe(2);
+    expect(
+      (await cli("obligation", "set", "acme", "chainlink", "--file", "missing.json")).code,
+    ).toBe(2);
+    const none = await cli("obligation", "end", "acme", "uniswap", "--date", "2025-01-01");
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("no obligation period of 'acme' for 'uniswap' holds 2025-01-01");
+    expect((await cli("obligation", "end", "acme", "chainlink")).code).toBe(2);
+    expect(
+      (
+        await cli(
+          "obligation",
+          "set",
+          "nobody",
+          "chainlink",
+          "--since",
+          "2026-01-01",
+          "--market",
+          "binance:tether:spot",
+        )
+      ).code,
+    ).toBe(1);
+  });
+});
