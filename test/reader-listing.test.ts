@@ -17,9 +17,10 @@ function withInitech(fixture: Fixture): Fixture {
     id: "initech",
     name: "Initech",
     apiKeys: [INITECH_KEY],
-    // Ended: its March reports are in a project's scope, its April report is not.
+    // Two periods with a gap: a report of the gap (2024-04-05) is in no project's scope.
     engagements: [
       { baseCoinId: "chainlink", type: "prop", since: "2024-03-01", until: "2024-03-31" },
+      { baseCoinId: "chainlink", type: "prop", since: "2024-04-10", until: null },
     ],
   });
   return fixture;
@@ -37,7 +38,14 @@ const submissions: [string, Record<string, unknown>[]][] = [
     ],
   ],
   [KEYS.globex, [v2Record({ date: "2024-05-01" }), v2Record({ date: "2024-05-01", ...kraken })]],
-  [INITECH_KEY, [v2Record({ date: "2024-03-10" }), v2Record({ date: "2024-04-05" })]],
+  [
+    INITECH_KEY,
+    [
+      v2Record({ date: "2024-03-10" }),
+      v2Record({ date: "2024-04-05" }),
+      v2Record({ date: "2024-04-12" }),
+    ],
+  ],
 ];
 
 async function startWith(fixture: Fixture): Promise<TestApp> {
@@ -62,6 +70,7 @@ describe("a project key's listing", () => {
       "2024-05-01 binance chainlink acme",
       "2024-05-01 binance chainlink globex",
       "2024-05-01 kraken chainlink globex",
+      "2024-04-12 binance chainlink initech",
       "2024-03-10 binance chainlink initech",
     ]);
     expect(Object.keys(items[0] ?? {}).slice(0, 3)).toEqual([
@@ -78,7 +87,10 @@ describe("a project key's listing", () => {
     const other = await listPage(t, READER_KEYS.uniswapLabs, { baseCoinId: "chainlink" });
     expect(other).toEqual({ page: 1, totalPages: 0, totalCount: 0, items: [] });
     const april = await listPage(t, READER_KEYS.chainlinkLabs, { organizationId: "initech" });
-    expect((april.items as unknown as Item[]).map((i) => i.date)).toEqual(["2024-03-10"]);
+    expect((april.items as unknown as Item[]).map((i) => i.date)).toEqual([
+      "2024-04-12",
+      "2024-03-10",
+    ]);
   });
 
   it("filters by organizationId; an unknown or unstorable one lists nothing", async () => {
@@ -95,8 +107,8 @@ describe("a project key's listing", () => {
 
   it("counts and pages exactly", async () => {
     const first = await listPage(t, READER_KEYS.chainlinkLabs, { pageSize: 3 });
-    expect([first.totalCount, first.totalPages, first.items.length]).toEqual([4, 2, 3]);
-    expect(await listAll(t, READER_KEYS.chainlinkLabs, { pageSize: 1 })).toHaveLength(4);
+    expect([first.totalCount, first.totalPages, first.items.length]).toEqual([5, 2, 3]);
+    expect(await listAll(t, READER_KEYS.chainlinkLabs, { pageSize: 1 })).toHaveLength(5);
   });
 });
 
@@ -110,6 +122,7 @@ describe("an operator key's listing", () => {
       "2024-05-01 binance chainlink globex",
       "2024-05-01 binance uniswap acme",
       "2024-05-01 kraken chainlink globex",
+      "2024-04-12 binance chainlink initech",
       "2024-04-05 binance chainlink initech",
       "2024-03-10 binance chainlink initech",
     ]);
@@ -131,7 +144,7 @@ describe("an operator key's listing", () => {
     expect(all.statusCode).toBe(200);
     const lines = all.body.trimEnd().split("\r\n");
     expect(lines[0]?.startsWith("organizationId,organizationName,date,exchangeId,")).toBe(true);
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
     expect(lines[1]?.startsWith("acme,Acme Market Making,2025-02-01,nodata,")).toBe(true);
     const page = await t.request({
       method: "GET",

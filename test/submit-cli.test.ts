@@ -448,6 +448,29 @@ describe("submit command", () => {
     expect(result.code).toBe(1);
   });
 
+  it("stops at a 403 (a project or operator key reads only) and sends nothing more", async () => {
+    const forbidden = {
+      statusCode: 403,
+      error: "Forbidden",
+      message: "This API key cannot submit reports",
+    };
+    service.script.push({ status: 403, body: forbidden });
+    const result = await submit([
+      fixture("v2.csv"),
+      "--url",
+      service.url,
+      "--key",
+      KEY,
+      "--batch-size",
+      "1",
+    ]);
+    expect(service.received).toHaveLength(1);
+    expect(result.stderr).toContain(
+      "submit: the service refused the API key (This API key cannot submit reports)",
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("takes the URL and key from the environment", async () => {
     const env = { TRADING_REPORTS_URL: `${service.url}/`, TRADING_REPORTS_API_KEY: KEY };
     const result = await submit([fixture("v1.csv"), "--v1"], env);

@@ -134,7 +134,8 @@ function applyAttempt(
     result.updated += counts.data.updatedCount;
     return "accepted";
   }
-  if (status === 401) {
+  // 403: a project or operator key, which reads only; no later batch can fare better.
+  if (status === 401 || status === 403) {
     const message = messageSchema.safeParse(body);
     result.unauthorized = message.success ? message.data.message : "Unauthorized";
     return failed(`the API key was refused: ${result.unauthorized}`, status);
