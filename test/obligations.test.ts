@@ -132,6 +132,7 @@ describe("obligation set", () => {
             { exchangeId: "nodata", quote: "usd", instrumentType: "spot" },
             { exchangeId: "nodata", quote: "EUR", instrumentType: "spot" },
             { exchangeId: "kraken", quote: "tether", instrumentType: "perp" },
+            { exchangeId: "binance", quote: "USDT", instrumentType: "spot" },
           ],
         }),
       ),
@@ -152,6 +153,11 @@ describe("obligation set", () => {
         path: "markets.6",
         message:
           "Exchange 'Kraken' is not a derivatives exchange; set instrumentType to 'spot' for spot data",
+      },
+      {
+        path: "markets.7",
+        message:
+          "quote 'USDT' is the coin 'tether' on binance: name the coin id, as record keys do",
       },
     ]);
   });

@@ -8,8 +8,8 @@ import { routeExchange } from "./routing.js";
  * Why a period's market cannot be reported as stored, or undefined when it can: the exchange
  * must exist and support the instrument type (markets are named after routing, so a perp on
  * `binance` is refused with a pointer to `binance_futures`); on an exchange that collects
- * market data the pair must be a known market; a quote that is no coin id is an upper-case
- * symbol, as record keys hold it.
+ * market data the pair must be a known market: a crypto quote by its coin id, a fiat quote by
+ * its upper-case symbol, as record keys hold them.
  */
 export function marketProblem(
   market: ObligationMarket,
@@ -29,11 +29,15 @@ export function marketProblem(
     return `quote '${quote}' is not a coin id; a fiat symbol is written upper-case ('${quote.toUpperCase()}')`;
   }
   if (!exchange.marketData) return undefined;
-  const known = ref
-    .marketsOf(exchangeId, baseCoinId, instrumentType)
-    .some((m) => m.quoteCoinId === quote || (!isCoin && m.quoteSymbol === quote));
-  return known
-    ? undefined
+  const markets = ref.marketsOf(exchangeId, baseCoinId, instrumentType);
+  // A fiat market (no quote coin) is keyed by its symbol; a crypto one by its coin id.
+  const known = markets.some(
+    (m) => m.quoteCoinId === quote || (m.quoteCoinId === null && m.quoteSymbol === quote),
+  );
+  if (known) return undefined;
+  const coin = markets.find((m) => m.quoteCoinId !== null && m.quoteSymbol === quote)?.quoteCoinId;
+  return coin != null
+    ? `quote '${quote}' is the coin '${coin}' on ${exchangeId}: name the coin id, as record keys do`
     : `unknown market: ${exchangeId} has no ${instrumentType} market ${baseCoinId}/${quote}`;
 }
 
