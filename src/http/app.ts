@@ -23,6 +23,7 @@ import { healthRoutes } from "./routes/health.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
+import { scorecardRoutes } from "./routes/scorecards.js";
 import { validatorCompiler } from "./zod-validation.js";
 
 declare module "fastify" {
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     limitExportsPerKey(api, http.maxExportsPerKey);
     await api.register(reportRoutes(services));
     await api.register(referenceRoutes(services));
+    await api.register(scorecardRoutes(services));
   });
   return app;
 }

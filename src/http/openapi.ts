@@ -21,7 +21,12 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
       securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } },
     },
     security: [{ apiKey: [] }],
-    tags: [{ name: "reports" }, { name: "reference data" }, { name: "operations" }],
+    tags: [
+      { name: "reports" },
+      { name: "scorecards" },
+      { name: "reference data" },
+      { name: "operations" },
+    ],
   },
   transform: jsonSchemaTransform,
 };

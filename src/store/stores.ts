@@ -6,6 +6,7 @@ import { createReferenceStore, type ReferenceStore } from "./reference-store.js"
 import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
+import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
 
 /**
@@ -19,6 +20,7 @@ export type Stores = {
   reports: ReportStore;
   listing: ReportListing;
   eligibility: EligibilityStore;
+  scorecards: ScorecardStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -35,6 +37,7 @@ export function createStores(db: Kysely<Tables>): Stores {
     reports: createReportStore(db),
     listing: createReportListing(db),
     eligibility: createEligibilityStore(db),
+    scorecards: createScorecardStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

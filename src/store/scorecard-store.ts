@@ -1,0 +1,157 @@
+import { type Kysely, sql } from "kysely";
+import { compliance, type DayStatus, KPI_NAMES, type KpiName } from "../domain/obligation.js";
+import type { EligibilityStatus, InstrumentType } from "../domain/report.js";
+import { KPI_COUNTS, MARKET_ORDER, type ScorecardFilter, scoredDays } from "./scorecard-sql.js";
+import type { Tables } from "./tables.js";
+
+export type { ScorecardFilter };
+
+/** An obligation market, with its organization's name. */
+export type ScoredMarket = {
+  organizationId: string;
+  organizationName: string;
+  baseCoinId: string;
+  exchangeId: string;
+  quote: string;
+  instrumentType: InstrumentType;
+};
+
+export type KpiCounts = { daysMet: number; daysMissed: number };
+
+/** One obligation market's scorecard over the range (pending days are counted nowhere). */
+export type MarketScorecard = ScoredMarket & {
+  daysDue: number;
+  daysReported: number;
+  daysMissing: number;
+  daysLate: number;
+  daysEligible: number;
+  daysMet: number;
+  compliance: number | null;
+  kpis: Partial<Record<KpiName, KpiCounts>>;
+};
+
+/** One obligation market on one day. */
+export type DayScorecard = { date: string } & ScoredMarket & {
+    status: DayStatus;
+    late: boolean;
+    failedKpis: KpiName[];
+    eligibilityStatus: EligibilityStatus | null;
+  };
+
+type MarketRow = {
+  organization_id: string;
+  organization_name: string;
+  base_coin_id: string;
+  exchange_id: string;
+  quote_key: string;
+  instrument_type: InstrumentType;
+};
+
+type AggregateRow = MarketRow & {
+  due: number;
+  reported: number;
+  late: number;
+  eligible: number;
+  met: number;
+} & Record<string, number>;
+
+type DayRow = MarketRow & {
+  date: string;
+  status: DayStatus;
+  late: boolean;
+  failed_kpis: KpiName[];
+  eligibility_status: EligibilityStatus | null;
+};
+
+const marketOf = (r: MarketRow): ScoredMarket => ({
+  organizationId: r.organization_id,
+  organizationName: r.organization_name,
+  baseCoinId: r.base_coin_id,
+  exchangeId: r.exchange_id,
+  quote: r.quote_key,
+  instrumentType: r.instrument_type,
+});
+
+function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
+  const kpis: Partial<Record<KpiName, KpiCounts>> = {};
+  KPI_NAMES.forEach((kpi, i) => {
+    const daysMet = Number(row[`met_${i}`]);
+    const daysMissed = Number(row[`missed_${i}`]);
+    if (daysMet + daysMissed > 0) kpis[kpi] = { daysMet, daysMissed };
+  });
+  return kpis;
+}
+
+const isEmpty = (f: ScorecardFilter) =>
+  f.scope.kind === "coins" && f.scope.baseCoinIds.length === 0;
+
+/**
+ * Scorecards computed in the database (CONTRACT section 4): see `scoredDays` for how each day
+ * is judged. Only the aggregate rows (one per obligation market) or the day rows leave it.
+ */
+export function createScorecardStore(db: Kysely<Tables>) {
+  return {
+    /** One row per obligation market, ordered by organization, coin, exchange, quote, type. */
+    async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
+      if (isEmpty(filter)) return [];
+      const result = await sql<AggregateRow>`
+        with ${scoredDays(filter)},
+        counted as (
+          select ${MARKET_ORDER},
+            count(*) filter (where status <> 'pending') as due,
+            count(*) filter (where status in ('met', 'missed')) as reported,
+            count(*) filter (where status <> 'pending' and late) as late,
+            count(*) filter (where status in ('met', 'missed') and eligibility_status = 'eligible')
+              as eligible,
+            count(*) filter (where status = 'met') as met,
+            ${KPI_COUNTS}
+          from scored group by ${MARKET_ORDER}
+        )
+        select c.*, org.name as organization_name
+        from counted c join organizations org on org.id = c.organization_id
+        order by ${MARKET_ORDER}`.execute(db);
+      return result.rows.map((row) => ({
+        ...marketOf(row),
+        daysDue: Number(row.due),
+        daysReported: Number(row.reported),
+        daysMissing: Number(row.due) - Number(row.reported),
+        daysLate: Number(row.late),
+        daysEligible: Number(row.eligible),
+        daysMet: Number(row.met),
+        compliance: compliance(Number(row.met), Number(row.due)),
+        kpis: kpisOf(row),
+      }));
+    },
+
+    /** One row per obligation market and day (pending days included), then by date. */
+    async days(filter: ScorecardFilter): Promise<DayScorecard[]> {
+      if (isEmpty(filter)) return [];
+      const result = await sql<DayRow>`
+        with ${scoredDays(filter)}
+        select s.organization_id, org.name as organization_name, s.base_coin_id, s.exchange_id,
+          s.quote_key, s.instrument_type, to_char(s.date, 'YYYY-MM-DD') as date, s.status,
+          s.late, s.failed_kpis, s.eligibility_status
+        from scored s join organizations org on org.id = s.organization_id
+        order by ${MARKET_ORDER}, date`.execute(db);
+      return result.rows.map((row) => ({
+        date: row.date,
+        ...marketOf(row),
+        status: row.status,
+        late: row.late,
+        failedKpis: row.failed_kpis,
+        eligibilityStatus: row.eligibility_status,
+      }));
+    },
+
+    /** How many market-days `days` would return: obligation markets times their days in range. */
+    async countDays(filter: ScorecardFilter): Promise<number> {
+      if (isEmpty(filter)) return 0;
+      const result = await sql<{ n: number }>`
+        with ${scoredDays(filter)}
+        select count(*)::int as n from days`.execute(db);
+      return result.rows[0]?.n ?? 0;
+    },
+  };
+}
+
+export type ScorecardStore = ReturnType<typeof createScorecardStore>;
