@@ -11,10 +11,9 @@ import {
   type ObligationMarket,
 } from "../src/domain/obligation.js";
 import { METRICS, type Metric, V1_METRICS } from "../src/domain/report.js";
-import { metricColumn } from "../src/store/report-store.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { baseFixture } from "./helpers/fixture.js";
-import { insertObligation, setOrganizationKind } from "./helpers/obligations.js";
+import { insertObligation, insertReports, setOrganizationKind } from "./helpers/obligations.js";
 
 /**
  * Random obligations and reports, written straight into the tables: the database's scoring
@@ -104,27 +103,15 @@ async function build(world: World, org: string) {
     );
     return { market: MARKETS[r.market] as ObligationMarket, date, metrics, createdAt };
   });
-  if (stored.length > 0) {
-    await db
-      .insertInto("reports")
-      .values(
-        stored.map((s) => ({
-          organization_id: org,
-          date: s.date,
-          exchange_id: s.market.exchangeId,
-          base_coin_id: "chainlink",
-          quote_key: s.market.quote,
-          instrument_type: s.market.instrumentType,
-          schema_version: 2,
-          eligibility_status:
-            s.metrics.bidDepth50 === 0 ? "ineligible_market_data_missing" : "eligible",
-          eligibility_reason: s.metrics.bidDepth50 === 0 ? "pair_not_found" : null,
-          created_at: s.createdAt,
-          ...Object.fromEntries(METRICS.map((m) => [metricColumn(m), s.metrics[m]])),
-        })),
-      )
-      .execute();
-  }
+  await insertReports(
+    db,
+    stored.map((s) => ({
+      ...s,
+      organizationId: org,
+      baseCoinId: "chainlink",
+      eligible: s.metrics.bidDepth50 !== 0,
+    })),
+  );
   return { markets, periods, stored };
 }
 

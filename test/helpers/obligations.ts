@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { OrganizationKind } from "../../src/domain/caller.js";
 import { KPI_NAMES, type Kpis, type ObligationMarket } from "../../src/domain/obligation.js";
+import { METRICS, type Metric } from "../../src/domain/report.js";
+import { metricColumn } from "../../src/store/report-store.js";
 import { kpiColumn } from "../../src/store/scorecard-sql.js";
 import type { Tables } from "../../src/store/tables.js";
 
@@ -68,3 +70,40 @@ export async function setOrganizationKind(
       .execute();
   }
 }
+
+/** A stored report written straight into `reports` (no submission), for scoring tests. */
+export type DirectReport = {
+  organizationId: string;
+  baseCoinId: string;
+  date: string;
+  market: ObligationMarket;
+  metrics: Record<Metric, number | null>;
+  createdAt: Date;
+  eligible: boolean;
+};
+
+export async function insertReports(db: Kysely<Tables>, reports: DirectReport[]): Promise<void> {
+  if (reports.length === 0) return;
+  await db
+    .insertInto("reports")
+    .values(
+      reports.map((s) => ({
+        organization_id: s.organizationId,
+        date: s.date,
+        exchange_id: s.market.exchangeId,
+        base_coin_id: s.baseCoinId,
+        quote_key: s.market.quote,
+        instrument_type: s.market.instrumentType,
+        schema_version: 2,
+        eligibility_status: s.eligible ? "eligible" : "ineligible_market_data_missing",
+        eligibility_reason: s.eligible ? null : "pair_not_found",
+        created_at: s.createdAt,
+        ...Object.fromEntries(METRICS.map((m) => [metricColumn(m), s.metrics[m]])),
+      })),
+    )
+    .execute();
+}
+
+/** Every metric at `value`. */
+export const allMetrics = (value: number) =>
+  Object.fromEntries(METRICS.map((m) => [m, value])) as Record<Metric, number>;
