@@ -11,6 +11,7 @@ import {
   type ObligationMarket,
 } from "../src/domain/obligation.js";
 import { METRICS, type Metric, V1_METRICS } from "../src/domain/report.js";
+import { lastDueDay } from "../src/domain/scorecard.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { baseFixture } from "./helpers/fixture.js";
 import { insertObligation, insertReports, setOrganizationKind } from "./helpers/obligations.js";
@@ -124,6 +125,31 @@ async function get(path: string, org: string) {
   expect(response.statusCode, response.body).toBe(200);
   return response.json().items;
 }
+
+describe("lastDueDay", () => {
+  it("is the last day whose deadline has passed (the domain's dayStatus)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.parse("2024-01-01"), max: Date.parse("2027-01-01") }),
+        fc.integer({ min: 0, max: 23 }),
+        fc.constantFrom(0, 1, 30, 59),
+        fc.boolean(),
+        (ms, h, m, onTheDot) => {
+          const deadlineUtc = `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
+          // Sometimes exactly at a deadline, where the day is still pending.
+          const now = onTheDot
+            ? deadlineOf(new Date(ms).toISOString().slice(0, 10), deadlineUtc)
+            : new Date(ms);
+          const last = lastDueDay(now, deadlineUtc);
+          const status = (date: string) =>
+            dayStatus({ date, now, deadlineUtc, reported: false, failedKpis: [] });
+          expect(status(last)).toBe("missing");
+          expect(status(addDays(last, 1))).toBe("pending");
+        },
+      ),
+    );
+  });
+});
 
 describe("scorecards, property", () => {
   it("agree with the domain's rules day by day, and /scorecards with /scorecards/daily", async () => {

@@ -24,6 +24,12 @@ export type ScorecardFilter = {
   deadlineUtc: string;
 };
 
+/** Day D's deadline, as SQL over a date expression: D+1 at the deadline's time, UTC. */
+export function deadlineSql(date: string, deadlineUtc: string): RawBuilder<unknown> {
+  const [hours = 0, minutes = 0] = deadlineUtc.split(":").map(Number);
+  return sql`((${sql.raw(date)} + 1)::timestamp + make_interval(mins => ${hours * 60 + minutes}::int)) at time zone 'UTC'`;
+}
+
 /** Scope and filters, on the obligation `o`. */
 function obligationWhere(f: ScorecardFilter): RawBuilder<unknown> {
   const conditions = [
@@ -39,89 +45,89 @@ function obligationWhere(f: ScorecardFilter): RawBuilder<unknown> {
   return sql.join(conditions, sql` and `);
 }
 
-/**
- * Whether the day's report meets one KPI, as SQL: null when the period does not set it or no
- * report is there (it does not apply), else true or false. A null value misses it. Generated
- * from the domain's KPIS catalogue, so that the rule (min: >=, max: <=) is written once.
- */
-function kpiOutcome(kpi: KpiName): string {
-  const { metric, bound } = KPIS[kpi];
-  const threshold = `d.${kpiColumn(kpi)}`;
-  const value = `r.${metricColumn(metric)}`;
-  const compare = bound === "min" ? ">=" : "<=";
-  return `case when ${threshold} is null or r.id is null then null
-    else coalesce(${value} ${compare} ${threshold}, false) end`;
-}
+/** Bit i of a KPI mask stands for KPI_NAMES[i]. */
+export const kpiBit = (i: number) => 1 << i;
 
-/** `k0` .. `k14`: the outcome column of each KPI, in KPI_NAMES order. */
-export const kpiAlias = (i: number) => `k${i}`;
-
-const KPI_OUTCOMES = sql.raw(
-  KPI_NAMES.map((kpi, i) => `${kpiOutcome(kpi)} as ${kpiAlias(i)}`).join(",\n    "),
-);
-const ANY_FAILED = sql.raw(
-  `(${KPI_NAMES.map((_, i) => `coalesce(not ${kpiAlias(i)}, false)`).join(" or ")})`,
-);
-const FAILED_NAMES = sql.raw(
-  `array_remove(array[${KPI_NAMES.map((kpi, i) => `case when not ${kpiAlias(i)} then '${kpi}' end`).join(", ")}]::text[], null)`,
-);
 const PERIOD_KPIS = sql.raw(KPI_NAMES.map((kpi) => `o.${kpiColumn(kpi)}`).join(", "));
+/** The KPIs a period sets, as a mask. */
+const PERIOD_KPI_MASK = sql.raw(
+  KPI_NAMES.map(
+    (kpi, i) => `(case when o.${kpiColumn(kpi)} is null then 0 else ${kpiBit(i)} end)`,
+  ).join(" + "),
+);
 
 /**
- * Every obligation market and day of the range inside its period, joined with the report of
- * that key (organization, date, exchange, base coin, quote, instrument type, as stored), and
- * judged: `pending` until the deadline has passed, then missing / met / missed; lateness
- * (first accepted after the deadline), eligibility, and each KPI's outcome. One set-based
- * statement: the days are generated, the reports found by the key index, no row per day is
- * sent to Node for the aggregate.
+ * `periods`: each obligation market of each period in scope that meets the range (numbered
+ * `pm`), with the part of the range inside the period, the period's KPI thresholds and mask.
  */
-export function scoredDays(f: ScorecardFilter): RawBuilder<unknown> {
-  const [hours, minutes] = f.deadlineUtc.split(":").map(Number);
-  const offsetMinutes = (hours ?? 0) * 60 + (minutes ?? 0);
-  return sql`
-  periods as (
-    select o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
+export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
+  return sql`periods as (
+    select row_number() over () as pm, o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
       greatest(o.since, ${f.dateGte}::date) as first_day,
       least(coalesce(o.until, ${f.dateLte}::date), ${f.dateLte}::date) as last_day,
-      ${PERIOD_KPIS}
+      ${PERIOD_KPI_MASK} as kpi_mask, ${PERIOD_KPIS}
     from obligations o join obligation_markets m on m.obligation_id = o.id
     where ${obligationWhere(f)}
-  ),
-  days as (
-    select p.*, g.day::date as date,
-      (g.day + interval '1 day' + make_interval(mins => ${offsetMinutes}::int)) at time zone 'UTC'
-        as deadline
-    from periods p,
-      generate_series(p.first_day::timestamp, p.last_day::timestamp, interval '1 day') as g(day)
-  ),
-  judged as (
-    select d.organization_id, d.base_coin_id, d.exchange_id, d.quote_key, d.instrument_type,
-      d.date, ${f.now.toISOString()}::timestamptz <= d.deadline as pending,
-      r.id is not null as reported,
-      coalesce(r.created_at > d.deadline, false) as late,
-      r.eligibility_status,
-    ${KPI_OUTCOMES}
-    from days d left join reports r
-      on r.organization_id = d.organization_id and r.date = d.date
-      and r.exchange_id = d.exchange_id and r.base_coin_id = d.base_coin_id
-      and r.quote_key = d.quote_key and r.instrument_type = d.instrument_type
-  ),
-  scored as (
-    select j.*,
-      case when pending then 'pending' when not reported then 'missing'
-        when ${ANY_FAILED} then 'missed' else 'met' end as status,
-      ${FAILED_NAMES} as failed_kpis
-    from judged j
   )`;
 }
 
-/** The per-KPI counts of the aggregate: days met and missed among due reported days. */
-export const KPI_COUNTS = sql.raw(
-  KPI_NAMES.map(
-    (_, i) =>
-      `count(*) filter (where status <> 'pending' and ${kpiAlias(i)}) as met_${i},
-      count(*) filter (where status <> 'pending' and not ${kpiAlias(i)}) as missed_${i}`,
-  ).join(",\n      "),
+/** What scoring reads of a report: its key, arrival, eligibility and the metrics KPIs judge. */
+const REPORT_COLUMNS = sql.raw(
+  [
+    "id",
+    "organization_id",
+    "date",
+    "exchange_id",
+    "base_coin_id",
+    "quote_key",
+    "instrument_type",
+    "created_at",
+    "eligibility_status",
+    ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
+  ]
+    .map((c) => `r.${c}`)
+    .join(", "),
 );
 
+/**
+ * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`:
+ * one range scan per pair or per obligation market (the planner picks the index), never one
+ * lookup per market and day.
+ */
+export function foundCte(from: string, to: string): RawBuilder<unknown> {
+  return sql`owed as (select distinct organization_id, base_coin_id from periods),
+  found as (
+    select r.* from owed w cross join lateral (
+      select ${REPORT_COLUMNS} from reports r
+      where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
+        and r.date between ${from}::date and ${to}::date
+    ) r
+  )`;
+}
+
+/** A report `r` and the obligation market `p` (of `periods`) it answers on its day. */
+export const REPORT_MATCHES_PERIOD = sql`p.organization_id = r.organization_id
+  and p.base_coin_id = r.base_coin_id and p.exchange_id = r.exchange_id
+  and p.quote_key = r.quote_key and p.instrument_type = r.instrument_type
+  and r.date between p.first_day and p.last_day`;
+
+/**
+ * Whether report `r` fails one KPI of period `p`, as SQL: false when the period does not set
+ * it; a null value fails. Generated from the domain's KPIS catalogue, so that the rule (min:
+ * value >= threshold, max: value <= threshold) is written once.
+ */
+export function kpiFailed(kpi: KpiName, period = "p"): string {
+  const { metric, bound } = KPIS[kpi];
+  const threshold = `${period}.${kpiColumn(kpi)}`;
+  const compare = bound === "min" ? ">=" : "<=";
+  return `(${threshold} is not null and not coalesce(r.${metricColumn(metric)} ${compare} ${threshold}, false))`;
+}
+
 export const MARKET_ORDER = sql`organization_id, base_coin_id, exchange_id, quote_key, instrument_type`;
+
+/** The KPIs of period `p` report `r` fails, as a mask (see kpiBit). */
+export const FAILED_MASK = sql.raw(
+  KPI_NAMES.map((kpi, i) => `(case when ${kpiFailed(kpi)} then ${kpiBit(i)} else 0 end)`).join(
+    " + ",
+  ),
+);
