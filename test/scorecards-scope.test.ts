@@ -150,3 +150,28 @@ describe("REPORT_DEADLINE_UTC", () => {
     }
   });
 });
+
+describe("the scorecard routes in the OpenAPI document", () => {
+  it("have an operationId, summary, description, tag, described parameters and examples", async () => {
+    const document = (await w.t.app.inject({ url: "/openapi.json" })).json();
+    for (const [path, operationId] of [
+      ["/api/v1/scorecards", "getScorecards"],
+      ["/api/v1/scorecards/daily", "getDailyScorecards"],
+    ]) {
+      const get = document.paths[path as string].get;
+      expect(get.operationId).toBe(operationId);
+      expect(get.summary).toBeTruthy();
+      expect(get.description).toMatch(/REPORT_DEADLINE_UTC/);
+      expect(get.tags).toEqual(["scorecards"]);
+      expect(get.parameters.map((p: { name: string }) => p.name)).toEqual([
+        "baseCoinId",
+        "organizationId",
+        "dateGte",
+        "dateLte",
+      ]);
+      for (const parameter of get.parameters) expect(parameter.description).toBeTruthy();
+      for (const status of ["200", "400", "401"])
+        expect(get.responses[status].content["application/json"].example).toBeDefined();
+    }
+  });
+});
