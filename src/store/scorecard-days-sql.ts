@@ -2,12 +2,19 @@ import { type RawBuilder, sql } from "kysely";
 import { KPI_NAMES } from "../domain/obligation.js";
 import {
   deadlineSql,
-  FAILED_MASK,
   foundCte,
   kpiBit,
+  kpiFailed,
   periodsCte,
   type ScorecardFilter,
 } from "./scorecard-sql.js";
+
+/** The KPIs of period `p` report `r` fails, as a mask (see kpiBit). */
+const FAILED_MASK = sql.raw(
+  KPI_NAMES.map((kpi, i) => `(case when ${kpiFailed(kpi)} then ${kpiBit(i)} else 0 end)`).join(
+    " + ",
+  ),
+);
 
 const FAILED_NAMES = sql.raw(
   `array_remove(array[${KPI_NAMES.map((kpi, i) => `case when failed_mask & ${kpiBit(i)} <> 0 then '${kpi}' end`).join(", ")}]::text[], null)`,
@@ -28,7 +35,7 @@ export function scoredDays(f: ScorecardFilter): RawBuilder<unknown> {
     from generate_series(${f.dateGte}::timestamp, ${f.dateLte}::timestamp, interval '1 day') as g(day)
   ),
   days as (
-    select p.*, d.date, ${deadlineSql("d.date", f.deadlineUtc)} as deadline
+    select p.*, d.date, ${deadlineSql("d.date", f)} as deadline
     from periods p join range_days d on d.date between p.first_day and p.last_day
   ),
   ${foundCte(f.dateGte, f.dateLte)},

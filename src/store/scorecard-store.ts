@@ -2,7 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { compliance, type DayStatus, KPI_NAMES, type KpiName } from "../domain/obligation.js";
 import type { EligibilityStatus, InstrumentType } from "../domain/report.js";
 import { lastDueDay } from "../domain/scorecard.js";
-import { marketDayCount, marketScorecards } from "./scorecard-aggregate-sql.js";
+import { marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
 import { scoredDays } from "./scorecard-days-sql.js";
 import { MARKET_ORDER, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
@@ -78,8 +78,8 @@ const marketOf = (r: MarketRow): ScoredMarket => ({
 function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
   const kpis: Partial<Record<KpiName, KpiCounts>> = {};
   KPI_NAMES.forEach((kpi, i) => {
-    const daysMet = Number(row[`met_${i}`]);
-    const daysMissed = Number(row[`missed_${i}`]);
+    const daysMet = Number(row[`met_${i}`] ?? 0);
+    const daysMissed = Number(row[`missed_${i}`] ?? 0);
     if (daysMet + daysMissed > 0) kpis[kpi] = { daysMet, daysMissed };
   });
   return kpis;
@@ -113,7 +113,11 @@ export function createScorecardStore(db: Kysely<Tables>) {
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
       if (isEmpty(filter)) return [];
       const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-      const result = await scoring(db, (trx) => marketScorecards(filter, lastDue).execute(trx));
+      const result = await scoring(db, async (trx) => {
+        const summary = await periodSummary(filter).execute(trx);
+        const kpiMask = summary.rows[0]?.kpi_mask ?? 0;
+        return marketScorecards(filter, lastDue, kpiMask).execute(trx);
+      });
       return (result.rows as AggregateRow[]).map((row) => ({
         ...marketOf(row),
         daysDue: Number(row.due),
@@ -152,7 +156,7 @@ export function createScorecardStore(db: Kysely<Tables>) {
     /** How many market-days `days` would return: obligation markets times their days in range. */
     async countDays(filter: ScorecardFilter): Promise<number> {
       if (isEmpty(filter)) return 0;
-      const result = await marketDayCount(filter).execute(db);
+      const result = await periodSummary(filter).execute(db);
       return result.rows[0]?.n ?? 0;
     },
   };
