@@ -95,8 +95,10 @@ const REPORT_COLUMNS = sql.raw(
 
 /**
  * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`:
- * one range scan per pair or per obligation market (the planner picks the index), never one
- * lookup per market and day.
+ * one range scan of the (organization, base coin, date) index per pair, never one lookup per
+ * market and day. `offset 0` keeps the subquery as written: inlined, the planner pushed each
+ * obligation market's key into a scan per market over the same index, reading every entry of
+ * the pair once per market (2.9 million entries for 146,400 reports).
  */
 export function foundCte(from: string, to: string): RawBuilder<unknown> {
   return sql`owed as (select distinct organization_id, base_coin_id from periods),
@@ -105,6 +107,7 @@ export function foundCte(from: string, to: string): RawBuilder<unknown> {
       select ${REPORT_COLUMNS} from reports r
       where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
         and r.date between ${from}::date and ${to}::date
+      offset 0
     ) r
   )`;
 }

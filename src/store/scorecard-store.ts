@@ -86,15 +86,23 @@ function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
 }
 
 /**
- * Runs a scoring query in a transaction of its own with JIT compilation off: the generated
- * days make the planner's cost estimate large enough to trigger it, and compiling the KPI
- * expressions cost seconds (13 s measured) for a query that runs in milliseconds. A larger
- * work_mem keeps the join with a year of reports in memory.
+ * Runs a scoring query in a transaction of its own, with settings for it alone:
+ * - JIT compilation off: the generated days make the planner's cost estimate large enough
+ *   to trigger it, and compiling the KPI expressions cost 13 s for a query that runs in a
+ *   fraction of a second;
+ * - work_mem 64 MB, so that a year of reports is hashed in memory;
+ * - for the aggregate, sorting discouraged: the planner cannot estimate how many reports the
+ *   range scans return (it guesses one) and would sort a year of them to group them, which
+ *   hashing does in two thirds of the time (measured on 146,400 reports).
  */
-function scoring<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
+function scoring<T>(
+  db: Kysely<Tables>,
+  options: { hashAggregate: boolean },
+  work: (trx: Kysely<Tables>) => Promise<T>,
+): Promise<T> {
   const run = async (trx: Kysely<Tables>) => {
-    await sql`set local jit = off`.execute(trx);
-    await sql`set local work_mem = '64MB'`.execute(trx);
+    await sql`select set_config('jit', 'off', true), set_config('work_mem', '64MB', true),
+      set_config('enable_sort', ${options.hashAggregate ? "off" : "on"}, true)`.execute(trx);
     return work(trx);
   };
   return db.isTransaction ? run(db) : db.transaction().execute(run);
@@ -113,7 +121,7 @@ export function createScorecardStore(db: Kysely<Tables>) {
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
       if (isEmpty(filter)) return [];
       const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-      const result = await scoring(db, async (trx) => {
+      const result = await scoring(db, { hashAggregate: true }, async (trx) => {
         const summary = await periodSummary(filter).execute(trx);
         const kpiMask = summary.rows[0]?.kpi_mask ?? 0;
         return marketScorecards(filter, lastDue, kpiMask).execute(trx);
@@ -134,7 +142,7 @@ export function createScorecardStore(db: Kysely<Tables>) {
     /** One row per obligation market and day (pending days included), then by date. */
     async days(filter: ScorecardFilter): Promise<DayScorecard[]> {
       if (isEmpty(filter)) return [];
-      const result = await scoring(db, (trx) =>
+      const result = await scoring(db, { hashAggregate: false }, (trx) =>
         sql<DayRow>`
         with ${scoredDays(filter)}
         select s.organization_id, org.name as organization_name, s.base_coin_id, s.exchange_id,
