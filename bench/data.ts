@@ -1,5 +1,6 @@
 import { METRICS } from "../src/domain/report.js";
 import type { Fixture } from "../src/schemas/fixture.js";
+import { scorecardOrganizations } from "./scorecards.js";
 
 /** The benchmark's world: 200 base coins, 40 exchanges, 50 organizations (CONTRACT fixture). */
 export const COINS = 200;
@@ -56,6 +57,7 @@ export function benchFixture(): Fixture {
       })),
     })),
     { id: INGEST_ORG, name: "Ingest", apiKeys: [orgKey(INGEST_ORG)], engagements: [] },
+    ...scorecardOrganizations(),
   ];
   return { coins, exchanges, markets, organizations };
 }

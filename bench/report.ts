@@ -1,4 +1,10 @@
-import type { BenchResults, IngestResults, ListingResults, Phase } from "./results.js";
+import type {
+  BenchResults,
+  IngestResults,
+  ListingResults,
+  Phase,
+  ScorecardQueryResult,
+} from "./results.js";
 
 const TARGETS = ["postgres", "pglite"] as const;
 
@@ -54,11 +60,35 @@ function listingLines(target: string, listing: ListingResults): string[] {
       lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.totalCount} |`);
     }
     lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
+    if (atSize.scorecards !== undefined)
+      lines.push(...scorecardLines(target, size, atSize.scorecards));
   }
   if (listing.growthP50 !== undefined)
     lines.push(
       `Growth of p50 from the smaller to the larger table: ${JSON.stringify(listing.growthP50)}`,
       "",
     );
+  return lines;
+}
+
+function scorecardLines(
+  target: string,
+  size: string,
+  scorecards: Record<string, ScorecardQueryResult>,
+): string[] {
+  const lines = [
+    `### ${target}: scorecards at ${Number(size).toLocaleString("en")} records (20 market makers x 20 markets x 366 days)`,
+    "",
+    "| request | p50 ms | p99 ms | items | p99 target ms |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const [name, q] of Object.entries(scorecards)) {
+    const target =
+      q.targetP99Ms === undefined
+        ? ""
+        : `${q.targetP99Ms} ${q.p99Ms <= q.targetP99Ms ? "(met)" : "(missed)"}`;
+    lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.items} | ${target} |`);
+  }
+  lines.push("");
   return lines;
 }

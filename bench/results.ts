@@ -33,9 +33,23 @@ export type ListingQueryResult = {
   errors: number;
 };
 
+/** One scorecard request (bench/scorecards.ts), measured like a listing query. */
+export type ScorecardQueryResult = {
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  /** Items in the answer (obligation markets, or market-days for /daily). */
+  items: number;
+  /** The p99 target for this request, when it has one. */
+  targetP99Ms?: number;
+  errors: number;
+};
+
 /** The listing at one table size: each query of LISTING_QUERIES by name. */
 export type ListingAtSize = {
   queries: Record<string, ListingQueryResult>;
+  /** GET /api/v1/scorecards(/daily) over the scorecard part of the dataset, by name. */
+  scorecards?: Record<string, ScorecardQueryResult>;
   serverPeakRssMb: number;
 };
 

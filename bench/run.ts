@@ -22,9 +22,11 @@ import type {
   ListingQueryResult,
   ListingResults,
   Phase,
+  ScorecardQueryResult,
   TargetResults,
 } from "./results.js";
-import { percentile, runLoad, startServer } from "./server.js";
+import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
+import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
 import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
 
 const quick = process.argv.includes("--quick");
@@ -286,6 +288,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       await loadFixture(createStores(database.db), benchFixture(), new Date());
     }
     await bulkGenerate(database.db, have, size, log);
+    if (have === 0) await scorecardDataset(database.db, log);
     await database.close();
     have = size;
     const server = await startServer(target.env);
@@ -323,7 +326,12 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
         `  ${size} ${name}: p50 ${round(percentile(r.latencies, 50))} ms, p99 ${round(percentile(r.latencies, 99))} ms, totalCount ${totalCount}`,
       );
     }
-    out.sizes[String(size)] = { queries, serverPeakRssMb: round(server.peakRssMb(), 0) };
+    const scorecards = await scorecardSuite(server, size);
+    out.sizes[String(size)] = {
+      queries,
+      scorecards,
+      serverPeakRssMb: round(server.peakRssMb(), 0),
+    };
     await server.stop();
   }
   if (sizes.length === 2) {
@@ -335,6 +343,46 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       if (a && b) growth[name] = round(b.p50Ms / a.p50Ms, 2);
     }
     out.growthP50 = growth;
+  }
+  return out;
+}
+
+/** The scorecard requests at one table size, each sent `plan.requests` times after 5 warm-ups. */
+async function scorecardSuite(
+  server: RunningServer,
+  size: number,
+): Promise<Record<string, ScorecardQueryResult>> {
+  const out: Record<string, ScorecardQueryResult> = {};
+  for (const [name, { path, key }] of Object.entries(scorecardQueries())) {
+    const requests = Array.from({ length: plan.requests }, () => ({ method: "GET", path }));
+    const warm = await runLoad({
+      origin: server.origin,
+      key,
+      requests: requests.slice(0, 5),
+      concurrency: 1,
+      expectStatus: 200,
+    });
+    const r = await runLoad({
+      origin: server.origin,
+      key,
+      requests,
+      concurrency: 1,
+      expectStatus: 200,
+    });
+    const items = await fetch(`${server.origin}${path}`, { headers: { authorization: key } })
+      .then((res) => res.json() as Promise<{ items: unknown[] }>)
+      .then((b) => b.items.length);
+    out[name] = {
+      p50Ms: round(percentile(r.latencies, 50)),
+      p99Ms: round(percentile(r.latencies, 99)),
+      requests: r.latencies.length,
+      items,
+      targetP99Ms: SCORECARD_TARGETS[name],
+      errors: r.errorCount + warm.errorCount,
+    };
+    log(
+      `  ${size} scorecards, ${name}: p50 ${out[name].p50Ms} ms, p99 ${out[name].p99Ms} ms, ${items} items`,
+    );
   }
   return out;
 }

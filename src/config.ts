@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -40,6 +41,11 @@ const environmentSchema = z.object({
   COINGECKO_BASE_URL: z.string().url().optional(),
   COINGECKO_API_KEY: z.string().min(1).optional(),
   COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
+  // The time of day (UTC) by which the day before must be reported (CONTRACT section 4).
+  REPORT_DEADLINE_UTC: z
+    .string()
+    .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
+    .default("12:00"),
 });
 
 export type Config = {
@@ -49,6 +55,8 @@ export type Config = {
   http: HttpConfig;
   referenceDataCheckMs: number;
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
+  /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
+  reportDeadlineUtc: string;
 };
 
 export type DatabaseConfig =
@@ -112,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.COINGECKO_API_KEY,
       keyType: e.COINGECKO_KEY_TYPE,
     },
+    reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
   };
 }
 

@@ -39,9 +39,11 @@ export async function createSystem(
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,
     now,
+    reportDeadlineUtc: config.reportDeadlineUtc,
   });
   const admin = createAdminServices(stores, {
     now,
+    reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
   /** The HTTP API over these services (not listening yet). */

@@ -33,6 +33,8 @@ describe("the OpenAPI document", () => {
         "/api/v1/projects",
         "/api/v1/report",
         "/api/v1/reports",
+        "/api/v1/scorecards",
+        "/api/v1/scorecards/daily",
         "/api/v2/report",
         "/healthz",
         "/readyz",

@@ -6,6 +6,7 @@ import type { ExitStatus } from "./exit-status.js";
 import { registerExportCommand } from "./export.js";
 import { type Context, Forwarded, type Io, withSystem } from "./open.js";
 import { readJson, UsageError } from "./read-json.js";
+import { registerScorecardCommand } from "./scorecard.js";
 import { DemoRefused, serve } from "./serve.js";
 import { registerSubmitCommand } from "./submit.js";
 
@@ -30,6 +31,7 @@ export function buildProgram(
   registerServeCommand(program, io, context);
   registerDatabaseCommands(program, io, context);
   registerAdminCommands(program, io, (work) => withSystem(io, context, work));
+  registerScorecardCommand(program, io, (work) => withSystem(io, context, work));
   registerSubmitCommand(program, io, exit);
   registerExportCommand(program, io, exit);
 

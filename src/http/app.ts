@@ -24,6 +24,7 @@ import { obligationRoutes } from "./routes/obligations.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
+import { scorecardRoutes } from "./routes/scorecards.js";
 import { validatorCompiler } from "./zod-validation.js";
 
 declare module "fastify" {
@@ -87,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(reportRoutes(services));
     await api.register(referenceRoutes(services));
     await api.register(obligationRoutes(services));
+    await api.register(scorecardRoutes(services));
   });
   return app;
 }

@@ -24,6 +24,7 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
     tags: [
       { name: "reports" },
       { name: "obligations" },
+      { name: "scorecards" },
       { name: "reference data" },
       { name: "operations" },
     ],

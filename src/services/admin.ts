@@ -9,12 +9,14 @@ import { ReferenceData } from "../domain/reference-data.js";
 import { engagementSchema, newOrganizationSchema } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
+import { scorecardQuerySchema } from "../schemas/scorecards.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
 import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
+import { DEFAULT_REPORT_DEADLINE_UTC, getScorecards } from "./scorecards.js";
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input, zod3Messages);
@@ -24,6 +26,8 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
 
 export type AdminOptions = {
   now?: () => Date;
+  /** REPORT_DEADLINE_UTC (`HH:MM`); default 12:00. */
+  reportDeadlineUtc?: string;
   /** The CoinGecko client of `syncMarketData`, told where to report its retries. */
   coinGecko: (onRetry: (info: RetryInfo) => void) => CoinGeckoClient;
 };
@@ -65,6 +69,17 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
 
     /** Obligation periods: set, list, end (see obligations.ts). */
     obligations: createObligationAdmin(stores),
+    /** Scorecards of every obligation market (the operator's scope), as the API computes them. */
+    scorecards: (query: unknown) =>
+      getScorecards(
+        {
+          scorecards: stores.scorecards,
+          now,
+          deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
+        },
+        { kind: "all" },
+        parse(scorecardQuerySchema, query),
+      ),
 
     /** Creates a key; the plaintext is returned this once and never stored. */
     async createApiKey(organizationId: string, label: string) {

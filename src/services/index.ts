@@ -1,9 +1,10 @@
-import type { Caller } from "../domain/caller.js";
+import { type Caller, readScope } from "../domain/caller.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
+import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
@@ -11,9 +12,15 @@ import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
+import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
 import { assertMaySubmit, submitReports } from "./submit-reports.js";
 
-export type ServiceOptions = { referenceDataCheckMs: number; now?: () => Date };
+export type ServiceOptions = {
+  referenceDataCheckMs: number;
+  now?: () => Date;
+  /** REPORT_DEADLINE_UTC (`HH:MM`); default 12:00. */
+  reportDeadlineUtc?: string;
+};
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
@@ -21,6 +28,11 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
+  const scoring = {
+    scorecards: stores.scorecards,
+    now,
+    deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
+  };
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticate),
@@ -46,6 +58,13 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     listObligations: unavailableWhenDatabaseIs((caller: Caller, query: ObligationsQuery) =>
       listObligations({ obligations: stores.obligations }, caller, query),
+    ),
+    /** Scorecards of the obligation markets in the caller's read scope. */
+    getScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
+      getScorecards(scoring, readScope(caller), query),
+    ),
+    getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
+      getDailyScorecards(scoring, readScope(caller), query),
     ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */

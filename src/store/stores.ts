@@ -8,6 +8,7 @@ import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
+import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
 
 /**
@@ -24,6 +25,7 @@ export type Stores = {
   /** The listing of project and operator keys, across organizations. */
   scopedListing: ScopedReportListing;
   eligibility: EligibilityStore;
+  scorecards: ScorecardStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -42,6 +44,7 @@ export function createStores(db: Kysely<Tables>): Stores {
     listing: createReportListing(db),
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
+    scorecards: createScorecardStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

@@ -23,7 +23,11 @@ export async function startTestApp(
   const database = await freshDatabase();
   await loadFixture(database.stores, options.fixture ?? baseFixture(), new Date());
   const config = loadConfig({ REFERENCE_DATA_CHECK_MS: "0", ...options.env });
-  const services = createServices(database.stores, { referenceDataCheckMs: 0, now: options.now });
+  const services = createServices(database.stores, {
+    referenceDataCheckMs: 0,
+    now: options.now,
+    reportDeadlineUtc: config.reportDeadlineUtc,
+  });
   const app = await buildApp({ services, http: config.http, logger: false });
   return {
     app,

@@ -1,0 +1,116 @@
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import {
+  dailyScorecardsResponseSchema,
+  MAX_DAILY_ITEMS,
+  MAX_SCORECARD_DAYS,
+  scorecardQuerySchema,
+  scorecardsResponseSchema,
+} from "../../schemas/scorecards.js";
+import type { Services } from "../../services/index.js";
+import { badQueryResponse, errorResponses } from "../openapi.js";
+
+const market = {
+  organizationId: "helios-liquidity",
+  organizationName: "Helios Liquidity",
+  baseCoinId: "zephyr-token",
+  exchangeId: "orbit",
+  quote: "stable-dollar",
+  instrumentType: "spot",
+};
+
+const scope =
+  "Every obligation market in the caller's scope: a market maker's own, a project's coins (every market maker), or all (operator).";
+const judging =
+  "Day D is due by D+1 at REPORT_DEADLINE_UTC (default 12:00 UTC); until then it is pending and counted nowhere. A due day is missing without a report, met when the report meets every KPI of its period (a null value misses), else missed; late when its first accepted version arrived after the deadline.";
+const range = `Default range: the 30 days ending yesterday (UTC); at most ${MAX_SCORECARD_DAYS} days.`;
+
+const errors = {
+  400: badQueryResponse,
+  401: errorResponses[401],
+  429: errorResponses[429],
+  503: errorResponses[503],
+};
+
+const scorecards = {
+  operationId: "getScorecards",
+  summary: "Scorecards: how each obligation market was reported and met over a range of days",
+  description: `${scope} ${judging} ${range} Items are ordered by organizationId, baseCoinId, exchangeId, quote and instrumentType.`,
+  tags: ["scorecards"],
+  querystring: scorecardQuerySchema,
+  response: {
+    200: scorecardsResponseSchema.meta({
+      description: "One scorecard per obligation market",
+      examples: [
+        {
+          dateGte: "2026-10-24",
+          dateLte: "2026-11-22",
+          items: [
+            {
+              ...market,
+              daysDue: 30,
+              daysReported: 28,
+              daysMissing: 2,
+              daysLate: 3,
+              daysEligible: 27,
+              daysMet: 25,
+              compliance: 0.8333,
+              kpis: { minBidDepth200: { daysMet: 26, daysMissed: 2 } },
+            },
+          ],
+        },
+      ],
+    }),
+    ...errors,
+  },
+};
+
+const daily = {
+  operationId: "getDailyScorecards",
+  summary: "Scorecards day by day: each obligation market's status on each day",
+  description: `${scope} ${judging} ${range} One item per obligation market and day, pending days included, ordered by market then date. Not paged: an answer over ${MAX_DAILY_ITEMS} market-days is a 400 (narrow the dates or filter by organizationId or baseCoinId).`,
+  tags: ["scorecards"],
+  querystring: scorecardQuerySchema,
+  response: {
+    200: dailyScorecardsResponseSchema.meta({
+      description: "One item per obligation market and day",
+      examples: [
+        {
+          dateGte: "2026-11-21",
+          dateLte: "2026-11-22",
+          items: [
+            {
+              date: "2026-11-21",
+              ...market,
+              status: "missed",
+              late: true,
+              failedKpis: ["minBidDepth200"],
+              eligibilityStatus: "eligible",
+            },
+            {
+              date: "2026-11-22",
+              ...market,
+              status: "missing",
+              late: false,
+              failedKpis: [],
+              eligibilityStatus: null,
+            },
+          ],
+        },
+      ],
+    }),
+    ...errors,
+  },
+};
+
+export function scorecardRoutes(services: Services) {
+  return async (base: FastifyInstance) => {
+    const app = base.withTypeProvider<ZodTypeProvider>();
+    app.get("/api/v1/scorecards", { schema: scorecards }, (request) =>
+      services.getScorecards(request.caller, request.query),
+    );
+    app.get("/api/v1/scorecards/daily", { schema: daily }, (request) =>
+      services.getDailyScorecards(request.caller, request.query),
+    );
+  };
+}

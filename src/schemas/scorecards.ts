@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { EARLIEST_DATE } from "../domain/dates.js";
+import { KPI_NAMES } from "../domain/obligation.js";
+import { ELIGIBILITY_STATUSES, INSTRUMENT_TYPES } from "../domain/report.js";
+import { dateSchema } from "./report.js";
+import { storableText } from "./text.js";
+
+/** The longest range a scorecard covers, in days (both ends included). */
+export const MAX_SCORECARD_DAYS = 366;
+/** Days covered when the query names no range: the 30 days ending yesterday (UTC). */
+export const DEFAULT_SCORECARD_DAYS = 30;
+/** The most market-days one /scorecards/daily answer holds (about 23 MB of JSON). */
+export const MAX_DAILY_ITEMS = 100_000;
+
+const scorecardDate = dateSchema.refine(
+  (date) => date >= EARLIEST_DATE,
+  `Date must not be before ${EARLIEST_DATE}`,
+);
+
+/** Query of GET /api/v1/scorecards and /api/v1/scorecards/daily. Unknown parameters are ignored. */
+export const scorecardQuerySchema = z.object({
+  baseCoinId: storableText(200)
+    .optional()
+    .meta({ description: "Only obligations for this base coin", example: "chainlink" }),
+  organizationId: storableText(200).optional().meta({
+    description: "Only this market maker's obligations (within the caller's scope)",
+    example: "helios-liquidity",
+  }),
+  dateGte: scorecardDate.optional().meta({
+    description: `First day (YYYY-MM-DD). Default: ${DEFAULT_SCORECARD_DAYS - 1} days before dateLte`,
+    example: "2026-10-24",
+  }),
+  dateLte: scorecardDate.optional().meta({
+    description: `Last day (YYYY-MM-DD), at most ${MAX_SCORECARD_DAYS} days after dateGte. Default: yesterday (UTC)`,
+    example: "2026-11-22",
+  }),
+});
+export type ScorecardQuery = z.infer<typeof scorecardQuerySchema>;
+
+const market = {
+  organizationId: z.string().meta({ description: "The market maker", example: "helios-liquidity" }),
+  organizationName: z.string().meta({ example: "Helios Liquidity" }),
+  baseCoinId: z.string().meta({ example: "zephyr-token" }),
+  exchangeId: z.string().meta({ description: "As stored (after routing)", example: "orbit" }),
+  quote: z.string().meta({
+    description: "The record key's quote: coin id, or upper-cased fiat symbol",
+    example: "stable-dollar",
+  }),
+  instrumentType: z.enum(INSTRUMENT_TYPES),
+};
+
+const days = (description: string) => z.number().int().meta({ description });
+
+const kpiCountsSchema = z.object({
+  daysMet: days("Due reported days whose report met this KPI"),
+  daysMissed: days("Due reported days whose report missed it (a null value misses)"),
+});
+
+export const scorecardItemSchema = z.object({
+  ...market,
+  daysDue: days("Days of the range inside the obligation whose deadline has passed"),
+  daysReported: days("Due days with a report"),
+  daysMissing: days("Due days without a report"),
+  daysLate: days("Due days whose report was first accepted after the deadline"),
+  daysEligible: days("Due days whose report is eligible (matched with market data)"),
+  daysMet: days("Due days whose report met every KPI of its period"),
+  compliance: z.number().nullable().meta({
+    description: "daysMet / daysDue, rounded to 4 decimals; null when nothing is due",
+  }),
+  kpis: z.partialRecord(z.enum(KPI_NAMES), kpiCountsSchema).meta({
+    description: "Each KPI set on some due reported day: of those days, how many met and missed it",
+  }),
+});
+
+export const scorecardsResponseSchema = z.object({
+  dateGte: z.string().meta({ format: "date" }),
+  dateLte: z.string().meta({ format: "date" }),
+  items: z.array(scorecardItemSchema).meta({
+    description:
+      "One per obligation market, by organizationId, baseCoinId, exchangeId, quote, instrumentType",
+  }),
+});
+
+export const dailyScorecardItemSchema = z.object({
+  date: z.string().meta({ format: "date", example: "2026-11-22" }),
+  ...market,
+  status: z.enum(["pending", "missing", "met", "missed"]).meta({
+    description:
+      "pending until the day's deadline has passed (counted nowhere), then missing, met or missed",
+  }),
+  late: z.boolean().meta({ description: "First accepted after the deadline" }),
+  failedKpis: z.array(z.enum(KPI_NAMES)).meta({
+    description: "The KPIs the report fails (also shown, as a preview, on a pending day)",
+  }),
+  eligibilityStatus: z
+    .enum(ELIGIBILITY_STATUSES)
+    .nullable()
+    .meta({ description: "The report's eligibility; null without a report" }),
+});
+
+export const dailyScorecardsResponseSchema = z.object({
+  dateGte: z.string().meta({ format: "date" }),
+  dateLte: z.string().meta({ format: "date" }),
+  items: z.array(dailyScorecardItemSchema).meta({
+    description: `One per obligation market and day, by market then date; at most ${MAX_DAILY_ITEMS}`,
+  }),
+});
+
+export type ScorecardsResponse = z.infer<typeof scorecardsResponseSchema>;
+export type DailyScorecardsResponse = z.infer<typeof dailyScorecardsResponseSchema>;

@@ -1,0 +1,133 @@
+import { type RawBuilder, sql } from "kysely";
+import type { ReadScope } from "../domain/caller.js";
+import { deadlineOf, KPI_NAMES, KPIS, type KpiName } from "../domain/obligation.js";
+import { metricColumn } from "./report-store.js";
+
+/** `minBidDepth200` -> `min_bid_depth_200`: an obligation's column for each KPI. */
+export const kpiColumn = (kpi: KpiName): string =>
+  kpi
+    .replace(/([A-Z])/g, "_$1")
+    .replace(/(\d+)/g, "_$1")
+    .toLowerCase()
+    .replace(/__/g, "_");
+
+/** What a scorecard query covers: the caller's scope, its filters, the dates and the clock. */
+export type ScorecardFilter = {
+  scope: ReadScope;
+  organizationId?: string;
+  baseCoinId?: string;
+  dateGte: string;
+  dateLte: string;
+  /** Days whose deadline is not past at this time are pending. */
+  now: Date;
+  /** `HH:MM` (UTC): day D is due by D+1 at this time. */
+  deadlineUtc: string;
+};
+
+/**
+ * Day D's deadline as SQL over a date expression: the domain's `deadlineOf` for one date of
+ * the range, moved by whole days of 24 hours (UTC has no daylight saving). Plain timestamp
+ * arithmetic: `at time zone` per row cost more than the rest of the comparison.
+ */
+export function deadlineSql(date: string, f: ScorecardFilter): RawBuilder<unknown> {
+  const base = deadlineOf(f.dateGte, f.deadlineUtc).toISOString();
+  return sql`(${base}::timestamptz + (${sql.raw(date)} - ${f.dateGte}::date) * interval '24 hours')`;
+}
+
+/** Scope and filters, on the obligation `o`. */
+function obligationWhere(f: ScorecardFilter): RawBuilder<unknown> {
+  const conditions = [
+    sql`o.since <= ${f.dateLte}::date`,
+    sql`(o.until is null or o.until >= ${f.dateGte}::date)`,
+  ];
+  if (f.scope.kind === "organization")
+    conditions.push(sql`o.organization_id = ${f.scope.organizationId}`);
+  if (f.scope.kind === "coins")
+    conditions.push(sql`o.base_coin_id = any(${[...f.scope.baseCoinIds]}::text[])`);
+  if (f.organizationId !== undefined) conditions.push(sql`o.organization_id = ${f.organizationId}`);
+  if (f.baseCoinId !== undefined) conditions.push(sql`o.base_coin_id = ${f.baseCoinId}`);
+  return sql.join(conditions, sql` and `);
+}
+
+/** Bit i of a KPI mask stands for KPI_NAMES[i]. */
+export const kpiBit = (i: number) => 1 << i;
+
+const PERIOD_KPIS = sql.raw(KPI_NAMES.map((kpi) => `o.${kpiColumn(kpi)}`).join(", "));
+/** The KPIs a period sets, as a mask. */
+const PERIOD_KPI_MASK = sql.raw(
+  KPI_NAMES.map(
+    (kpi, i) => `(case when o.${kpiColumn(kpi)} is null then 0 else ${kpiBit(i)} end)`,
+  ).join(" + "),
+);
+
+/**
+ * `periods`: each obligation market of each period in scope that meets the range (numbered
+ * `pm`), with the part of the range inside the period, the period's KPI thresholds and mask.
+ */
+export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
+  return sql`periods as (
+    select row_number() over () as pm, o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
+      greatest(o.since, ${f.dateGte}::date) as first_day,
+      least(coalesce(o.until, ${f.dateLte}::date), ${f.dateLte}::date) as last_day,
+      ${PERIOD_KPI_MASK} as kpi_mask, ${PERIOD_KPIS}
+    from obligations o join obligation_markets m on m.obligation_id = o.id
+    where ${obligationWhere(f)}
+  )`;
+}
+
+/** What scoring reads of a report: its key, arrival, eligibility and the metrics KPIs judge. */
+const REPORT_COLUMNS = sql.raw(
+  [
+    "id",
+    "organization_id",
+    "date",
+    "exchange_id",
+    "base_coin_id",
+    "quote_key",
+    "instrument_type",
+    "created_at",
+    "eligibility_status",
+    ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
+  ]
+    .map((c) => `r.${c}`)
+    .join(", "),
+);
+
+/**
+ * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`:
+ * one range scan of the (organization, base coin, date) index per pair, never one lookup per
+ * market and day. `offset 0` keeps the subquery as written: inlined, the planner pushed each
+ * obligation market's key into a scan per market over the same index, reading every entry of
+ * the pair once per market (2.9 million entries for 146,400 reports).
+ */
+export function foundCte(from: string, to: string): RawBuilder<unknown> {
+  return sql`owed as (select distinct organization_id, base_coin_id from periods),
+  found as (
+    select r.* from owed w cross join lateral (
+      select ${REPORT_COLUMNS} from reports r
+      where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
+        and r.date between ${from}::date and ${to}::date
+      offset 0
+    ) r
+  )`;
+}
+
+/** A report `r` and the obligation market `p` (of `periods`) it answers on its day. */
+export const REPORT_MATCHES_PERIOD = sql`p.organization_id = r.organization_id
+  and p.base_coin_id = r.base_coin_id and p.exchange_id = r.exchange_id
+  and p.quote_key = r.quote_key and p.instrument_type = r.instrument_type
+  and r.date between p.first_day and p.last_day`;
+
+/**
+ * Whether report `r` fails one KPI of period `p`, as SQL: false when the period does not set
+ * it; a null value fails. Generated from the domain's KPIS catalogue, so that the rule (min:
+ * value >= threshold, max: value <= threshold) is written once.
+ */
+export function kpiFailed(kpi: KpiName, period = "p"): string {
+  const { metric, bound } = KPIS[kpi];
+  const threshold = `${period}.${kpiColumn(kpi)}`;
+  const compare = bound === "min" ? ">=" : "<=";
+  return `(${threshold} is not null and not coalesce(r.${metricColumn(metric)} ${compare} ${threshold}, false))`;
+}
+
+export const MARKET_ORDER = sql`organization_id, base_coin_id, exchange_id, quote_key, instrument_type`;

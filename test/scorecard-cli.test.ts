@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseConfig } from "../src/config.js";
+import { loadFixture } from "../src/services/fixtures.js";
+import { openDatabase } from "../src/store/database.js";
+import { migrate } from "../src/store/migrate.js";
+import { createStores } from "../src/store/stores.js";
+import { runCli } from "./helpers/cli.js";
+import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { baseFixture } from "./helpers/fixture.js";
+import { allMetrics, insertObligation, insertReports } from "./helpers/obligations.js";
+
+/** `trading-reports scorecard`: the operator's scorecards on the command line. */
+let env: Record<string, string>;
+let dir: string;
+let dropDatabase: () => Promise<void> = async () => {};
+const cli = (...argv: string[]) => runCli(env, argv);
+
+const market = { exchangeId: "binance", quote: "tether", instrumentType: "spot" as const };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "scorecard-cli-"));
+  let config: DatabaseConfig;
+  if (onPostgres) {
+    const database = await freshDatabase({ migrated: false });
+    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
+    config = database.config;
+    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
+    dropDatabase = () => database.close();
+    await database.db.destroy().catch(() => {});
+  } else {
+    config = { kind: "pglite", dataDir: join(dir, "data") };
+    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
+  }
+  const database = await openDatabase(config);
+  await migrate(database.db);
+  await loadFixture(createStores(database.db), baseFixture(), new Date());
+  await insertObligation(database.db, {
+    organizationId: "acme",
+    baseCoinId: "chainlink",
+    since: "2026-01-01",
+    markets: [market],
+    kpis: { minBidDepth200: 5000 },
+  });
+  const report = (date: string, bidDepth200: number) => ({
+    organizationId: "acme",
+    baseCoinId: "chainlink",
+    date,
+    market,
+    metrics: { ...allMetrics(6000), bidDepth200 },
+    createdAt: new Date(`${date}T23:00:00Z`),
+    eligible: true,
+  });
+  await insertReports(database.db, [report("2026-03-01", 6000), report("2026-03-02", 4000)]);
+  await database.close();
+});
+
+afterAll(async () => {
+  await dropDatabase().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const RANGE = ["--from", "2026-03-01", "--to", "2026-03-04"];
+
+describe("trading-reports scorecard", () => {
+  it("prints a readable table", async () => {
+    const { code, out } = await cli("scorecard", ...RANGE);
+    expect(code).toBe(0);
+    expect(out).toBe(
+      [
+        "scorecards 2026-03-01 to 2026-03-04: 1 obligation market",
+        "ORG   COIN       EXCHANGE  QUOTE   TYPE  DUE  REPORTED  MISSING  LATE  ELIGIBLE  MET  COMPLIANCE",
+        "acme  chainlink  binance   tether  spot    4         2        2     0         2    1     25.00 %",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("prints the API's JSON with --json", async () => {
+    const { code, out } = await cli(
+      "scorecard",
+      ...RANGE,
+      "--org",
+      "acme",
+      "--coin",
+      "chainlink",
+      "--json",
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({
+      dateGte: "2026-03-01",
+      dateLte: "2026-03-04",
+      items: [
+        {
+          organizationId: "acme",
+          organizationName: "Acme Market Making",
+          baseCoinId: "chainlink",
+          ...market,
+          daysDue: 4,
+          daysReported: 2,
+          daysMissing: 2,
+          daysLate: 0,
+          daysEligible: 2,
+          daysMet: 1,
+          compliance: 0.25,
+          kpis: { minBidDepth200: { daysMet: 1, daysMissed: 1 } },
+        },
+      ],
+    });
+  });
+
+  it("prints CSV with --csv", async () => {
+    const { code, out } = await cli("scorecard", ...RANGE, "--csv");
+    expect(code).toBe(0);
+    expect(out.split("\n")).toEqual([
+      "dateGte,dateLte,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,daysDue,daysReported,daysMissing,daysLate,daysEligible,daysMet,compliance,minBidDepth200.daysMet,minBidDepth200.daysMissed",
+      "2026-03-01,2026-03-04,acme,Acme Market Making,chainlink,binance,tether,spot,4,2,2,0,2,1,0.25,1,1",
+      "",
+    ]);
+  });
+
+  it("names the option in an error (exit 1), and refuses --json with --csv (exit 2)", async () => {
+    const bad = await cli("scorecard", "--from", "2026-02-30");
+    expect(bad.code).toBe(1);
+    expect(bad.err).toBe("error: --from: Invalid date, expected YYYY-MM-DD\n");
+    const backwards = await cli("scorecard", "--from", "2026-03-05", "--to", "2026-03-01");
+    expect(backwards.err).toBe("error: --to: dateGte (2026-03-05) is after dateLte (2026-03-01)\n");
+    expect((await cli("scorecard", "--json", "--csv")).code).toBe(2);
+  });
+
+  it("an organization without obligations gets an empty scorecard", async () => {
+    const { code, out } = await cli("scorecard", ...RANGE, "--org", "globex");
+    expect(code).toBe(0);
+    expect(out).toBe("scorecards 2026-03-01 to 2026-03-04: 0 obligation markets\n");
+  });
+});
