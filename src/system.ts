@@ -34,7 +34,7 @@ export async function createSystem(
     options.database === undefined
       ? await openMigrated(config)
       : { database: options.database, applied: [] as string[] };
-  const stores = createStores(database.db);
+  const stores = createStores(database.db, { parallelism: parallelismOf(config) });
   const now = options.now ?? (() => new Date());
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,
@@ -78,4 +78,10 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     await database.close();
     throw error;
   }
+}
+
+/** Connections one request may use at once: a share of PostgreSQL's pool; PGlite has one. */
+function parallelismOf(config: Config): number {
+  if (config.database.kind !== "postgres") return 1;
+  return Math.max(1, Math.min(4, Math.floor(config.database.poolSize / 2)));
 }

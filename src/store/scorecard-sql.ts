@@ -15,6 +15,8 @@ export const kpiColumn = (kpi: KpiName): string =>
 export type ScorecardFilter = {
   scope: ReadScope;
   organizationId?: string;
+  /** Only these organizations (a share of the scope, scored on a connection of its own). */
+  organizationIds?: readonly string[];
   baseCoinId?: string;
   dateGte: string;
   dateLte: string;
@@ -45,8 +47,16 @@ function obligationWhere(f: ScorecardFilter): RawBuilder<unknown> {
   if (f.scope.kind === "coins")
     conditions.push(sql`o.base_coin_id = any(${[...f.scope.baseCoinIds]}::text[])`);
   if (f.organizationId !== undefined) conditions.push(sql`o.organization_id = ${f.organizationId}`);
+  if (f.organizationIds !== undefined)
+    conditions.push(sql`o.organization_id = any(${[...f.organizationIds]}::text[])`);
   if (f.baseCoinId !== undefined) conditions.push(sql`o.base_coin_id = ${f.baseCoinId}`);
   return sql.join(conditions, sql` and `);
+}
+
+/** The organizations owing something in the filter's scope and range, in byte order. */
+export function owingOrganizations(f: ScorecardFilter): RawBuilder<{ organization_id: string }> {
+  return sql<{ organization_id: string }>`select distinct o.organization_id
+    from obligations o where ${obligationWhere(f)} order by 1`;
 }
 
 /** Bit i of a KPI mask stands for KPI_NAMES[i]. */

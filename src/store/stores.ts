@@ -35,7 +35,11 @@ export type Stores = {
   transaction<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
 };
 
-export function createStores(db: Kysely<Tables>): Stores {
+/**
+ * `parallelism`: how many connections one request may use at once (1 for PGlite's single
+ * connection; a share of the pool for PostgreSQL), for queries that split their work.
+ */
+export function createStores(db: Kysely<Tables>, options: { parallelism?: number } = {}): Stores {
   return {
     organizations: createOrganizationStore(db),
     obligations: createObligationStore(db),
@@ -44,12 +48,14 @@ export function createStores(db: Kysely<Tables>): Stores {
     listing: createReportListing(db),
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
-    scorecards: createScorecardStore(db),
+    scorecards: createScorecardStore(db, options),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
       if (db.isTransaction) return work(this);
-      return withTransientRetry(() => db.transaction().execute((trx) => work(createStores(trx))));
+      return withTransientRetry(() =>
+        db.transaction().execute((trx) => work(createStores(trx, options))),
+      );
     },
   };
 }

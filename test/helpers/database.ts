@@ -38,7 +38,8 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   return {
     ...database,
     config,
-    stores: createStores(database.db),
+    // Split queries run split here too (as a server's pool runs them), so tests cover it.
+    stores: createStores(database.db, { parallelism: 4 }),
     async close() {
       await database.close();
       await admin(adminUrl, `drop database if exists ${name} with (force)`);
