@@ -108,6 +108,8 @@ function scoring<T>(
   return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
+const SPLIT_ABOVE_MARKET_DAYS = 20_000;
+
 const isEmpty = (f: ScorecardFilter) =>
   f.scope.kind === "coins" && f.scope.baseCoinIds.length === 0;
 
@@ -117,17 +119,22 @@ const isEmpty = (f: ScorecardFilter) =>
  */
 export function createScorecardStore(db: Kysely<Tables>, options: { parallelism?: number } = {}) {
   const parallelism = db.isTransaction ? 1 : (options.parallelism ?? 1);
+  /** Whether a scope is worth splitting: below this, the extra round trips cost more. */
+  const isLarge = async (filter: ScorecardFilter) => {
+    const summary = await periodSummary(filter).execute(db);
+    return (summary.rows[0]?.n ?? 0) > SPLIT_ABOVE_MARKET_DAYS;
+  };
   return {
     /**
      * One row per obligation market, ordered by organization, coin, exchange, quote, type.
      * With parallelism above 1 (a pool), the organizations in scope are split into that many
      * runs of consecutive ids, each scored on a connection of its own at the same time: a
      * project's year of 20 market makers is 146,400 reports to judge, and one backend does that
-     * on one core. Each share's rows come back in order, and the shares follow the order too.
+     * on one core. Scopes of fewer market-days than SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares follow the order too.
      */
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
       if (isEmpty(filter)) return [];
-      if (parallelism > 1 && filter.organizationIds === undefined) {
+      if (parallelism > 1 && filter.organizationIds === undefined && (await isLarge(filter))) {
         const owing = await owingOrganizations(filter).execute(db);
         const shares = consecutiveShares(
           owing.rows.map((r) => r.organization_id),
