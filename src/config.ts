@@ -20,6 +20,16 @@ const environmentSchema = z.object({
     (v) => (v === "" ? undefined : v),
     z.coerce.number().int().min(0).max(65_535).default(8080),
   ),
+  // Where clients reach the service (behind a proxy: its public https address); the OpenAPI
+  // document's server. Default: http://HOST:PORT.
+  PUBLIC_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, "must be an http(s) URL without query")
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+  ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: positiveInt(1200),
@@ -76,6 +86,8 @@ export type HttpConfig = {
   /** `/healthz` and `/readyz` have a budget of their own, apart from everything else. */
   healthProbesPerAddressPerMinute: number;
   maxProblemsPerResponse: number;
+  /** Where clients reach the service: the server of the OpenAPI document. */
+  publicUrl: string;
 };
 
 export class ConfigError extends Error {}
@@ -105,6 +117,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       healthProbesPerAddressPerMinute: e.HEALTH_PROBES_PER_ADDRESS_PER_MINUTE,
       maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
+      publicUrl:
+        e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
     coinGecko: {

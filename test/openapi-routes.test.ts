@@ -46,7 +46,14 @@ describe("the OpenAPI document generated from the routes", () => {
   it("would name a route that declares no response", async () => {
     const app = Fastify({ logger: false });
     app.setSerializerCompiler(serializerCompiler);
-    await app.register(swagger, openApiOptions);
+    await app.register(
+      swagger,
+      openApiOptions({
+        publicUrl: "http://127.0.0.1:8080",
+        maxProblemsPerResponse: 100,
+        rateLimitPerMinute: 1200,
+      }),
+    );
     app.get(
       "/documented",
       { schema: { response: { 200: z.object({ ok: z.boolean() }).meta({ description: "OK" }) } } },
@@ -64,8 +71,9 @@ describe("the OpenAPI document generated from the routes", () => {
     const document = (await t.app.inject({ url: "/openapi.json" })).json();
     const list = document.paths["/api/v1/reports"].get;
     for (const parameter of list.parameters) expect(parameter.description).toBeTruthy();
-    const item =
-      list.responses["200"].content["application/json"].schema.properties.items.items.properties;
+    const items = list.responses["200"].content["application/json"].schema.properties.items;
+    expect(items.items.$ref).toBe("#/components/schemas/Report");
+    const item = document.components.schemas.Report.properties;
     expect(item.bidDepth50.description).toMatch(/USD/);
     expect(item.bidDepth50.description).toMatch(/50 bps/);
     expect(item.bidAskSpread.description).toMatch(/0\.5 means 0\.5 %/);

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import swagger from "@fastify/swagger";
 import Fastify, {
@@ -18,6 +17,7 @@ import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-li
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
+import { requestIdOf } from "./request-id.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { referenceRoutes } from "./routes/reference.js";
@@ -37,7 +37,6 @@ export type AppOptions = {
   logger: FastifyServerOptions["logger"];
 };
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** Builds the HTTP application; never listens (main.ts and tests decide that). */
@@ -71,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // @fastify/swagger (registered before any route), make the OpenAPI document.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  await app.register(swagger, openApiOptions);
+  await app.register(swagger, openApiOptions(http));
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
@@ -98,11 +97,7 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     requestTimeout: http.requestTimeoutMs,
     connectionTimeout: http.idleTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    // A client may pass its own request id (to follow a request through its logs too).
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",

@@ -7,7 +7,9 @@ import { type ReportCsvItem, reportItemSchema } from "../schemas/report.js";
  * The listing item's fields in their order, with `instrumentType` before `type` (as in a v2
  * record): with both, an exported file is a valid submission of its v2 reports.
  */
-const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).flatMap((name) =>
+export const REPORT_CSV_COLUMNS: (keyof ReportCsvItem)[] = Object.keys(
+  reportItemSchema.shape,
+).flatMap((name) =>
   name === "type" ? ["instrumentType", "type"] : [name],
 ) as (keyof ReportCsvItem)[];
 
@@ -32,15 +34,26 @@ export async function* reportCsv(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
 ): AsyncGenerator<string> {
-  yield `${COLUMNS.join(",")}\r\n`;
+  yield HEADER_ROW;
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {
-    yield chunk.value
-      .map((item) => `${COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
-      .join("");
+    yield rows(chunk.value);
     // A client that reads fast (or a large socket buffer) would otherwise have the next chunk
     // fetched and written in the same turn of the event loop, chunk after chunk: with the
     // embedded database, which runs on this thread, no other request is served until the
     // export stalls. Waiting one turn lets them in between chunks.
     await nextTurn();
   }
+}
+
+const HEADER_ROW = `${REPORT_CSV_COLUMNS.join(",")}\r\n`;
+
+function rows(items: ReportCsvItem[]): string {
+  return items
+    .map((item) => `${REPORT_CSV_COLUMNS.map((c) => csvCell(item[c])).join(",")}\r\n`)
+    .join("");
+}
+
+/** The whole CSV of a few items (the API reference's example). */
+export function reportCsvText(items: ReportCsvItem[]): string {
+  return HEADER_ROW + rows(items);
 }
