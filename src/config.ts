@@ -21,7 +21,7 @@ const environmentSchema = z.object({
     z.coerce.number().int().min(0).max(65_535).default(8080),
   ),
   // Where clients reach the service (behind a proxy: its public https address); the OpenAPI
-  // document's server. Default: http://HOST:PORT.
+  // document's server. Default: the address the server listens on.
   PUBLIC_URL: z.preprocess(
     (v) => (v === "" ? undefined : v),
     z
@@ -86,11 +86,18 @@ export type HttpConfig = {
   /** `/healthz` and `/readyz` have a budget of their own, apart from everything else. */
   healthProbesPerAddressPerMinute: number;
   maxProblemsPerResponse: number;
-  /** Where clients reach the service: the server of the OpenAPI document. */
-  publicUrl: string;
+  /** Where clients reach the service (PUBLIC_URL): the server of the OpenAPI document. */
+  publicUrl: string | undefined;
+  /** `http://HOST:PORT` of the environment: the document's server when nothing else says. */
+  listenUrl: string;
 };
 
 export class ConfigError extends Error {}
+
+/** `http://host:port`, with an IPv6 host in brackets. */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = environmentSchema.safeParse(env, zod3Messages);
@@ -117,8 +124,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       healthProbesPerAddressPerMinute: e.HEALTH_PROBES_PER_ADDRESS_PER_MINUTE,
       maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
-      publicUrl:
-        e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
+      publicUrl: e.PUBLIC_URL,
+      listenUrl: httpUrl(e.HOST, e.PORT),
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
     coinGecko: {

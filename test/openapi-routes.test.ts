@@ -49,7 +49,7 @@ describe("the OpenAPI document generated from the routes", () => {
     await app.register(
       swagger,
       openApiOptions({
-        publicUrl: "http://127.0.0.1:8080",
+        publicUrl: () => "http://127.0.0.1:8080",
         maxProblemsPerResponse: 100,
         rateLimitPerMinute: 1200,
       }),
@@ -112,5 +112,29 @@ describe("query validation declared on the route", () => {
         { path: "pageSize", message: "Expected an integer from 1 to 500" },
       ],
     });
+  });
+});
+
+describe("the document's server", () => {
+  it("is PUBLIC_URL when set, else the address the service listens on", async () => {
+    const configured = await startTestApp({ env: { PUBLIC_URL: "https://reports.example.org/" } });
+    try {
+      const document = (await configured.app.inject({ url: "/openapi.json" })).json();
+      expect(document.servers.map((s: { url: string }) => s.url)).toEqual([
+        "https://reports.example.org",
+      ]);
+    } finally {
+      await configured.close();
+    }
+    const listening = await startTestApp();
+    try {
+      await listening.app.listen({ host: "127.0.0.1", port: 0 });
+      const address = listening.app.server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      const document = (await listening.app.inject({ url: "/openapi.json" })).json();
+      expect(document.servers[0].url).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await listening.close();
+    }
   });
 });

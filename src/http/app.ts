@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
-import type { HttpConfig } from "../config.js";
+import { type HttpConfig, httpUrl } from "../config.js";
 import type { Caller } from "../domain/caller.js";
 import type { Services } from "../services/index.js";
 import { limitConnectionsPerAddress } from "./abuse/connections.js";
@@ -70,7 +70,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // @fastify/swagger (registered before any route), make the OpenAPI document.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  await app.register(swagger, openApiOptions(http));
+  // The document's server: PUBLIC_URL, else the address the server listens on (the document is
+  // made on its first request), else HOST and PORT.
+  const publicUrl = () => http.publicUrl ?? listeningUrl(app.server) ?? http.listenUrl;
+  await app.register(swagger, openApiOptions({ ...http, publicUrl }));
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
@@ -86,6 +89,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(referenceRoutes(services));
   });
   return app;
+}
+
+function listeningUrl(server: Server): string | undefined {
+  const address = server.address();
+  return typeof address === "object" && address !== null
+    ? httpUrl(address.address, address.port)
+    : undefined;
 }
 
 /** Fastify's options: limits, request ids, and the Node server with its timeouts. */

@@ -8,7 +8,7 @@ import { badRequestSchema, errorSchema, unauthorizedSchema } from "../schemas/re
  * - `...queryErrors` when it has a query string, `...bodyErrors` when it takes a JSON body;
  * - `403`, `404`, `409`, `422` from `errorResponses` when its service can refuse so.
  * Their headers (Retry-After, rate limit, request id) are added to the document by
- * openapi-headers.ts.
+ * openapi-finish.ts.
  */
 const error = (schema: z.ZodType, description: string, example: unknown) =>
   schema.meta({ description, examples: [example] });

@@ -1,6 +1,6 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
-import { type DocumentOptions, finishDocument } from "./openapi-headers.js";
+import { type DocumentOptions, finishDocument } from "./openapi-finish.js";
 
 export type { DocumentOptions };
 
@@ -12,7 +12,7 @@ const DESCRIPTION =
  * and response schemas (with their descriptions and examples), its `operationId`, summary,
  * description and tags once. This adds what belongs to the whole API: info, server, tags,
  * the schemas named by an `id` (components), and the headers of every answer (see
- * openapi-headers.ts).
+ * openapi-finish.ts).
  */
 export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerOptions {
   return {
@@ -23,17 +23,7 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
         version: "1.0.0",
         description: DESCRIPTION,
         license: { name: "Proprietary: for the service's customers only (UNLICENSED)" },
-        contact: { name: "trading-reports operators", url: `${options.publicUrl}/docs` },
       },
-      servers: [
-        // x-internal: false says the server is meant for the API's outside clients.
-        {
-          url: options.publicUrl,
-          description:
-            "This deployment (production, staging or a local instance), as configured by PUBLIC_URL",
-          "x-internal": false,
-        } as { url: string; description: string },
-      ],
       components: {
         securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } },
       },
@@ -73,7 +63,8 @@ type Media = { schema?: JsonSchema; example?: unknown };
  * that lists its content types.
  */
 function withExamples(transformed: Transformed): Transformed {
-  const responses = (transformed.schema as { response?: Record<string, unknown> }).response ?? {};
+  const route = transformed.schema as { response?: Record<string, unknown> } | undefined;
+  const responses = route?.response ?? {};
   for (const [status, response] of Object.entries(responses)) {
     const { content, ...schema } = response as JsonSchema & { content?: Record<string, Media> };
     if (content !== undefined) {

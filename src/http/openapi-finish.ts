@@ -1,8 +1,8 @@
 import { REQUEST_ID_MAX_LENGTH } from "./request-id.js";
 
 export type DocumentOptions = {
-  /** Where clients reach the service (PUBLIC_URL): the document's one server. */
-  publicUrl: string;
+  /** Where clients reach the service: the document's one server (asked when it is made). */
+  publicUrl: () => string;
   /** Problems a 400 lists at most (MAX_PROBLEMS_PER_RESPONSE), plus the "… more" entry. */
   maxProblemsPerResponse: number;
   /** Requests per minute and API key (RATE_LIMIT_PER_MINUTE). */
@@ -17,6 +17,8 @@ type Response = {
 };
 type Operation = { security?: unknown[]; responses?: Record<string, Response> };
 type Document = {
+  info: Record<string, unknown>;
+  servers?: unknown[];
   security?: unknown[];
   paths: Record<string, Record<string, Operation>>;
   components?: {
@@ -98,11 +100,22 @@ function headersOf(authenticated: boolean, status: string, response: Response): 
 }
 
 /**
- * The last step of the document: the headers of every answer (as references to the
- * components), the limits that come from the configuration, and no unused component (the
+ * The last step of the document: its server, the headers of every answer (as references to
+ * the components), the limits that come from the configuration, and no unused component (the
  * request-side copies of the answers' named schemas).
  */
 export function finishDocument(document: Document, options: DocumentOptions): void {
+  const url = options.publicUrl();
+  document.info.contact = { name: "API reference", url: `${url}/docs` };
+  // x-internal: false says the server is meant for the API's outside clients.
+  document.servers = [
+    {
+      url,
+      description:
+        "This deployment (production, staging or a local instance): PUBLIC_URL, else where it listens",
+      "x-internal": false,
+    },
+  ];
   for (const operations of Object.values(document.paths)) {
     for (const operation of Object.values(operations)) {
       const security = operation.security ?? document.security ?? [];
