@@ -1,6 +1,11 @@
+import swagger from "@fastify/swagger";
+import Fastify from "fastify";
+import { serializerCompiler } from "fastify-type-provider-zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { openApiOptions } from "../src/http/openapi.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { type Answer, Conformance } from "./helpers/conformance.js";
+import { type Answer, Conformance, checkAnswersOf } from "./helpers/conformance.js";
 import { KEYS } from "./helpers/fixture.js";
 
 let t: TestApp;
@@ -70,5 +75,28 @@ describe("every answer of the tests is checked against the OpenAPI document", ()
     expect(conformance.check(exchanges(csv))).toEqual([
       expect.stringMatching(/CSV header row date,exchangeId is not date,exchangeId,exchangeName,/),
     ]);
+  });
+});
+
+describe("the hook of the test apps", () => {
+  it("records an answer its route does not document", async () => {
+    const app = Fastify({ logger: false });
+    app.setSerializerCompiler(serializerCompiler);
+    await app.register(
+      swagger,
+      openApiOptions({
+        publicUrl: () => "http://127.0.0.1:8080",
+        maxProblemsPerResponse: 100,
+        rateLimitPerMinute: 1200,
+      }),
+    );
+    const ok = z.object({ ok: z.boolean() }).meta({ description: "OK", examples: [{ ok: true }] });
+    app.get("/teapot", { schema: { security: [], response: { 200: ok } } }, (_request, reply) =>
+      reply.code(418).send({ ok: false }),
+    );
+    const checks = checkAnswersOf(app);
+    expect((await app.inject({ url: "/teapot" })).statusCode).toBe(418);
+    expect(checks.violations()).toEqual(["GET /teapot -> 418: status 418 is not documented"]);
+    await app.close();
   });
 });
