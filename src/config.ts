@@ -21,6 +21,16 @@ const environmentSchema = z.object({
     (v) => (v === "" ? undefined : v),
     z.coerce.number().int().min(0).max(65_535).default(8080),
   ),
+  // Where clients reach the service (behind a proxy: its public https address); the OpenAPI
+  // document's server. Default: the address the server listens on.
+  PUBLIC_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, "must be an http(s) URL without query")
+      .transform((url) => url.replace(/\/+$/, ""))
+      .optional(),
+  ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),
   RATE_LIMIT_PER_MINUTE: positiveInt(1200),
@@ -84,9 +94,18 @@ export type HttpConfig = {
   /** `/healthz` and `/readyz` have a budget of their own, apart from everything else. */
   healthProbesPerAddressPerMinute: number;
   maxProblemsPerResponse: number;
+  /** Where clients reach the service (PUBLIC_URL): the server of the OpenAPI document. */
+  publicUrl: string | undefined;
+  /** `http://HOST:PORT` of the environment: the document's server when nothing else says. */
+  listenUrl: string;
 };
 
 export class ConfigError extends Error {}
+
+/** `http://host:port`, with an IPv6 host in brackets. */
+export function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = environmentSchema.safeParse(env, zod3Messages);
@@ -113,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       healthProbesPerAddressPerMinute: e.HEALTH_PROBES_PER_ADDRESS_PER_MINUTE,
       maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
+      publicUrl: e.PUBLIC_URL,
+      listenUrl: httpUrl(e.HOST, e.PORT),
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
     coinGecko: {

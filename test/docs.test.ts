@@ -42,9 +42,14 @@ describe("the OpenAPI document", () => {
     );
     const v2 = document.paths["/api/v2/report"].post;
     expect(v2.requestBody.content["application/json"].example.data).toHaveLength(1);
-    for (const status of ["201", "400", "401", "413", "415", "429", "503"]) {
-      expect(v2.responses[status].content["application/json"].example).toBeDefined();
+    for (const status of ["201", "400", "401", "413", "415", "429", "500", "503"]) {
+      // The 401 every authenticated operation shares is one component response.
+      const response = v2.responses[status].$ref
+        ? document.components.responses[v2.responses[status].$ref.split("/").pop()]
+        : v2.responses[status];
+      expect(response.content["application/json"].example, status).toBeDefined();
     }
+    expect(v2.operationId).toBe("submitReportsV2");
     const record = v2.requestBody.content["application/json"].schema.properties.data.items;
     expect(record.required).toContain("topOfBookPercentage");
     expect(record.properties.bidAskSpread.maximum).toBe(100);

@@ -46,7 +46,14 @@ describe("the OpenAPI document generated from the routes", () => {
   it("would name a route that declares no response", async () => {
     const app = Fastify({ logger: false });
     app.setSerializerCompiler(serializerCompiler);
-    await app.register(swagger, openApiOptions);
+    await app.register(
+      swagger,
+      openApiOptions({
+        publicUrl: () => "http://127.0.0.1:8080",
+        maxProblemsPerResponse: 100,
+        rateLimitPerMinute: 1200,
+      }),
+    );
     app.get(
       "/documented",
       { schema: { response: { 200: z.object({ ok: z.boolean() }).meta({ description: "OK" }) } } },
@@ -64,8 +71,9 @@ describe("the OpenAPI document generated from the routes", () => {
     const document = (await t.app.inject({ url: "/openapi.json" })).json();
     const list = document.paths["/api/v1/reports"].get;
     for (const parameter of list.parameters) expect(parameter.description).toBeTruthy();
-    const item =
-      list.responses["200"].content["application/json"].schema.properties.items.items.properties;
+    const items = list.responses["200"].content["application/json"].schema.properties.items;
+    expect(items.items.$ref).toBe("#/components/schemas/Report");
+    const item = document.components.schemas.Report.properties;
     expect(item.bidDepth50.description).toMatch(/USD/);
     expect(item.bidDepth50.description).toMatch(/50 bps/);
     expect(item.bidAskSpread.description).toMatch(/0\.5 means 0\.5 %/);
@@ -104,5 +112,29 @@ describe("query validation declared on the route", () => {
         { path: "pageSize", message: "Expected an integer from 1 to 500" },
       ],
     });
+  });
+});
+
+describe("the document's server", () => {
+  it("is PUBLIC_URL when set, else the address the service listens on", async () => {
+    const configured = await startTestApp({ env: { PUBLIC_URL: "https://reports.example.org/" } });
+    try {
+      const document = (await configured.app.inject({ url: "/openapi.json" })).json();
+      expect(document.servers.map((s: { url: string }) => s.url)).toEqual([
+        "https://reports.example.org",
+      ]);
+    } finally {
+      await configured.close();
+    }
+    const listening = await startTestApp();
+    try {
+      await listening.app.listen({ host: "127.0.0.1", port: 0 });
+      const address = listening.app.server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      const document = (await listening.app.inject({ url: "/openapi.json" })).json();
+      expect(document.servers[0].url).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await listening.close();
+    }
   });
 });

@@ -50,3 +50,10 @@ export function keyFromAuthorization(header: string | undefined): string | undef
   const key = (bearer?.[1] ?? value).trim();
   return key === "" ? undefined : key;
 }
+
+/** Why a request was not authenticated: the whole message of every 401. */
+export const AUTHENTICATION_FAILURES = {
+  missing: "Missing API key in the Authorization header",
+  invalid: "Invalid API key",
+  revoked: "API key has been revoked",
+} as const;

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import swagger from "@fastify/swagger";
 import Fastify, {
@@ -7,7 +6,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
-import type { HttpConfig } from "../config.js";
+import { type HttpConfig, httpUrl } from "../config.js";
 import type { Caller } from "../domain/caller.js";
 import type { Services } from "../services/index.js";
 import { limitConnectionsPerAddress } from "./abuse/connections.js";
@@ -18,6 +17,7 @@ import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-li
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
+import { requestIdOf } from "./request-id.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { obligationRoutes } from "./routes/obligations.js";
@@ -39,7 +39,6 @@ export type AppOptions = {
   logger: FastifyServerOptions["logger"];
 };
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /** Builds the HTTP application; never listens (main.ts and tests decide that). */
@@ -73,7 +72,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // @fastify/swagger (registered before any route), make the OpenAPI document.
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  await app.register(swagger, openApiOptions);
+  // The document's server: PUBLIC_URL, else the address the server listens on (the document is
+  // made on its first request), else HOST and PORT.
+  const publicUrl = () => http.publicUrl ?? listeningUrl(app.server) ?? http.listenUrl;
+  await app.register(swagger, openApiOptions({ ...http, publicUrl }));
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
@@ -93,6 +95,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
+function listeningUrl(server: Server): string | undefined {
+  const address = server.address();
+  return typeof address === "object" && address !== null
+    ? httpUrl(address.address, address.port)
+    : undefined;
+}
+
 /** Fastify's options: limits, request ids, and the Node server with its timeouts. */
 function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
   const { http } = options;
@@ -102,11 +111,7 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     requestTimeout: http.requestTimeoutMs,
     connectionTimeout: http.idleTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    // A client may pass its own request id (to follow a request through its logs too).
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
     // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",

@@ -1,103 +1,94 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
-import { jsonSchemaTransform } from "fastify-type-provider-zod";
-import type { z } from "zod";
-import { badRequestSchema, errorSchema, unauthorizedSchema } from "../schemas/reference.js";
+import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { type DocumentOptions, finishDocument } from "./openapi-finish.js";
+
+export type { DocumentOptions };
+
+const DESCRIPTION =
+  "Daily trading-metric reports of market makers: submit (v1, v2), validate, match with market data, list. Authenticate with `Authorization: <API key>` (or `Bearer <API key>`). Monetary and volume values are in USD; percentages are 0 to 100 (0.5 means 0.5 %); bps are basis points. Every answer carries `X-Request-Id`; answers to an authenticated key carry its rate limit (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`), and a 429 or 503 says when to retry (`Retry-After`).";
 
 /**
  * The OpenAPI 3.1 document is generated from the routes: each route declares its Zod request
- * and response schemas (with their descriptions and examples) once, and this adds only what
- * belongs to the whole API.
+ * and response schemas (with their descriptions and examples), its `operationId`, summary,
+ * description and tags once. This adds what belongs to the whole API: info, server, tags,
+ * the schemas named by an `id` (components), and the headers of every answer (see
+ * openapi-finish.ts).
  */
-export const openApiOptions: FastifyDynamicSwaggerOptions = {
-  openapi: {
-    openapi: "3.1.0",
-    info: {
-      title: "trading-reports",
-      version: "1.0.0",
-      description:
-        "Daily trading-metric reports of market makers: submit (v1, v2), validate, match with market data, list. Authenticate with `Authorization: <API key>` (or `Bearer <API key>`). Monetary and volume values are in USD; percentages are 0 to 100 (0.5 means 0.5 %); bps are basis points.",
-    },
-    components: {
-      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } },
-    },
-    security: [{ apiKey: [] }],
-    tags: [
-      { name: "reports" },
-      { name: "obligations" },
-      { name: "scorecards" },
-      { name: "reference data" },
-      { name: "operations" },
-    ],
-  },
-  transform: jsonSchemaTransform,
-};
-
-const error = (schema: z.ZodType, description: string, example: unknown) =>
-  schema.meta({ description, examples: [example] });
-
-const fixed400 = (message: { path: string; message: string }[]) => ({
-  statusCode: 400,
-  error: "Bad Request",
-  message,
-});
-
-const fixed = (statusCode: number, text: string, message: string) => ({
-  statusCode,
-  error: text,
-  message,
-});
-
-/** A 400 for a bad query parameter. */
-export const badQueryResponse = error(
-  badRequestSchema,
-  "Invalid query parameter (path names it)",
-  fixed400([{ path: "pageSize", message: "Expected an integer from 1 to 500" }]),
-);
-
-/** The error responses routes declare (CONTRACT section 2), each with an example. */
-export const errorResponses = {
-  400: error(
-    badRequestSchema,
-    "Invalid request: every problem, in record order",
-    fixed400([
-      { path: "data.0.bidDepth50", message: "Expected number, received string" },
-      {
-        path: "data.3.baseCoinId",
-        message: "Base coin with id 'chainlnk' does not match any valid ticker id",
+export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "trading-reports",
+        version: "1.0.0",
+        description: DESCRIPTION,
+        license: { name: "Proprietary: for the service's customers only (UNLICENSED)" },
       },
-    ]),
-  ),
-  401: error(unauthorizedSchema, "No API key, or an invalid or revoked one", {
-    statusCode: 401,
-    message: "Invalid API key",
-  }),
-  403: error(
-    errorSchema,
-    "The key belongs to a project or the operator: it reads, it does not submit",
-    fixed(403, "Forbidden", "This API key cannot submit reports"),
-  ),
-  413: error(
-    errorSchema,
-    "Body over the size limit",
-    fixed(413, "Payload Too Large", "Request body is larger than the limit"),
-  ),
-  415: error(
-    errorSchema,
-    "Body is not JSON",
-    fixed(415, "Unsupported Media Type", "Unsupported Media Type: send application/json"),
-  ),
-  429: error(
-    errorSchema,
-    "Rate limit exceeded; see Retry-After",
-    fixed(
-      429,
-      "Too Many Requests",
-      "Rate limit exceeded: 1200 requests per minute; retry in 1 minute",
-    ),
-  ),
-  503: error(
-    errorSchema,
-    "Database unavailable or server overloaded; see Retry-After",
-    fixed(503, "Service Unavailable", "Service temporarily unavailable; retry later"),
-  ),
-};
+      components: {
+        securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Authorization" } },
+      },
+      security: [{ apiKey: [] }],
+      tags: [
+        {
+          name: "reports",
+          description: "Submit daily reports (v1, v2) and list them (JSON or CSV)",
+        },
+        {
+          name: "obligations",
+          description:
+            "What each market maker owes for a coin: the markets to report daily and the KPIs, per period",
+        },
+        {
+          name: "scorecards",
+          description:
+            "How each obligation market was kept: days due, reported, missing, late, eligible and met, and day by day",
+        },
+        {
+          name: "reference data",
+          description:
+            "Projects, exchanges and markets to check a report against before submitting",
+        },
+        {
+          name: "operations",
+          description: "Unauthenticated probes for load balancers and orchestrators",
+        },
+      ],
+    },
+    transform: (input) => withExamples(jsonSchemaTransform(input)),
+    transformObject: (document) => {
+      const generated = jsonSchemaTransformObject(document);
+      finishDocument(generated as unknown as Parameters<typeof finishDocument>[0], options);
+      return generated;
+    },
+  };
+}
+
+type Transformed = ReturnType<typeof jsonSchemaTransform>;
+type JsonSchema = { $ref?: string; examples?: unknown[]; description?: string };
+type Media = { schema?: JsonSchema; example?: unknown };
+
+/**
+ * A response's example, where readers and tools look for it: on the media type. @fastify/swagger
+ * moves `examples` there for an inline schema, not for a named one (`$ref`), nor for a route
+ * that lists its content types.
+ */
+function withExamples(transformed: Transformed): Transformed {
+  const route = transformed.schema as { response?: Record<string, unknown> } | undefined;
+  const responses = route?.response ?? {};
+  for (const [status, response] of Object.entries(responses)) {
+    const { content, ...schema } = response as JsonSchema & { content?: Record<string, Media> };
+    if (content !== undefined) {
+      for (const media of Object.values(content)) {
+        const { examples, ...rest } = media.schema ?? {};
+        if (examples?.length) Object.assign(media, { schema: rest, example: examples[0] });
+      }
+    } else if (schema.$ref !== undefined && schema.examples?.length) {
+      const { examples, description, ...rest } = schema;
+      responses[status] = {
+        description,
+        content: { "application/json": { schema: rest, example: examples[0] } },
+      };
+    }
+  }
+  return transformed;
+}

@@ -12,14 +12,16 @@ import {
  * The listing item's fields in their order, with `instrumentType` before `type` (as in a v2
  * record): with both, an exported file is a valid submission of its v2 reports.
  */
-const COLUMNS: (keyof ReportCsvItem)[] = Object.keys(reportItemSchema.shape).flatMap((name) =>
+export const REPORT_CSV_COLUMNS: (keyof ReportCsvItem)[] = Object.keys(
+  reportItemSchema.shape,
+).flatMap((name) =>
   name === "type" ? ["instrumentType", "type"] : [name],
 ) as (keyof ReportCsvItem)[];
 
 /** A project or operator key's export: the organization's id and name first, as in JSON. */
 const SCOPED_COLUMNS: (keyof ScopedReportCsvItem)[] = [
   ...(Object.keys(reportOrganizationShape) as (keyof ScopedReportCsvItem)[]),
-  ...COLUMNS,
+  ...REPORT_CSV_COLUMNS,
 ];
 
 /**
@@ -33,7 +35,7 @@ export function reportCsvStream(
   rest: AsyncIterator<ReportCsvItem[]>,
   acrossOrganizations = false,
 ): Readable {
-  const columns = acrossOrganizations ? SCOPED_COLUMNS : COLUMNS;
+  const columns = acrossOrganizations ? SCOPED_COLUMNS : REPORT_CSV_COLUMNS;
   return Readable.from(reportCsv(first, rest, columns), { highWaterMark: 1 });
 }
 
@@ -44,19 +46,31 @@ export function reportCsvStream(
 export async function* reportCsv(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
-  columns: readonly (keyof ScopedReportCsvItem)[] = COLUMNS,
+  columns: readonly (keyof ScopedReportCsvItem)[] = REPORT_CSV_COLUMNS,
 ): AsyncGenerator<string> {
-  yield `${columns.join(",")}\r\n`;
+  yield headerRow(columns);
   for (let chunk = first; !chunk.done; chunk = await rest.next()) {
-    yield chunk.value
-      .map(
-        (item) => `${columns.map((c) => csvCell((item as ScopedReportCsvItem)[c])).join(",")}\r\n`,
-      )
-      .join("");
+    yield rows(chunk.value, columns);
     // A client that reads fast (or a large socket buffer) would otherwise have the next chunk
     // fetched and written in the same turn of the event loop, chunk after chunk: with the
     // embedded database, which runs on this thread, no other request is served until the
     // export stalls. Waiting one turn lets them in between chunks.
     await nextTurn();
   }
+}
+
+const headerRow = (columns: readonly string[]) => `${columns.join(",")}\r\n`;
+
+function rows(
+  items: ReportCsvItem[],
+  columns: readonly (keyof ScopedReportCsvItem)[] = REPORT_CSV_COLUMNS,
+): string {
+  return items
+    .map((item) => `${columns.map((c) => csvCell((item as ScopedReportCsvItem)[c])).join(",")}\r\n`)
+    .join("");
+}
+
+/** The whole CSV of a few items (the API reference's example). */
+export function reportCsvText(items: ReportCsvItem[]): string {
+  return headerRow(REPORT_CSV_COLUMNS) + rows(items);
 }

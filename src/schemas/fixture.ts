@@ -4,19 +4,19 @@ import { ORGANIZATION_KINDS } from "../domain/caller.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { obligationPeriodSchema } from "./obligation.js";
 import { dateSchema } from "./report.js";
-import { storableText } from "./text.js";
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SYMBOL_LENGTH, storableText } from "./text.js";
 
-const id = storableText(200);
+const id = storableText(MAX_ID_LENGTH);
 
 export const coinSchema = z.strictObject({
   id,
-  symbol: storableText(50),
-  name: storableText(200),
+  symbol: storableText(MAX_SYMBOL_LENGTH),
+  name: storableText(MAX_NAME_LENGTH),
 });
 
 export const exchangeSchema = z.strictObject({
   id,
-  name: storableText(200),
+  name: storableText(MAX_NAME_LENGTH),
   spot: z.boolean(),
   derivatives: z.boolean(),
   marketData: z.boolean(),
@@ -27,7 +27,7 @@ export const marketSchema = z.strictObject({
   exchangeId: id,
   baseCoinId: id,
   quoteCoinId: id.nullish(),
-  quoteSymbol: storableText(50),
+  quoteSymbol: storableText(MAX_SYMBOL_LENGTH),
   instrumentType: z.enum(INSTRUMENT_TYPES),
   collectedSince: dateSchema,
 });
@@ -73,7 +73,7 @@ export const organizationKindSchema = z.enum(ORGANIZATION_KINDS);
 
 export const organizationSchema = z.strictObject({
   id,
-  name: storableText(200),
+  name: storableText(MAX_NAME_LENGTH),
   /** Absent: a market maker (CONTRACT section 4). */
   kind: organizationKindSchema.optional(),
   /** The base coins a project owns: required (non-empty) for a project, refused otherwise. */

@@ -1,14 +1,19 @@
 import { z } from "zod";
 import { dateSchema, reportItemSchema, reportOrganizationShape } from "./report.js";
-import { storableText } from "./text.js";
+import { storableText, wholeNumber } from "./text.js";
 
 export const MAX_PAGE_SIZE = 500;
+
+/** Digits a whole-number query parameter may have. */
+const MAX_DIGITS = 9;
 
 /** A query parameter holding a whole number from 1 to `max`. */
 export const positiveInteger = (max: number, message: string) =>
   z
     .string()
-    .regex(/^[0-9]{1,9}$/, message)
+    .regex(new RegExp(`^[0-9]{1,${MAX_DIGITS}}$`), message)
+    // The pattern admits nothing longer; said as maxLength for the document's readers.
+    .meta({ maxLength: MAX_DIGITS })
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, message);
 
@@ -50,19 +55,21 @@ export const listQuerySchema = z.object({
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export const reportPageSchema = z.object({
-  page: z.number().int().meta({ description: "This page's number, from 1" }),
-  totalPages: z.number().int().meta({ description: "Pages at this pageSize" }),
-  totalCount: z.number().int().meta({ description: "Reports matching the filters" }),
-  items: z.array(
-    z
-      .object({
-        organizationId: reportOrganizationShape.organizationId.optional(),
-        organizationName: reportOrganizationShape.organizationName.optional(),
-        ...reportItemSchema.shape,
-      })
-      .meta({
-        description:
-          "A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither",
-      }),
-  ),
+  page: wholeNumber().meta({ description: "This page's number, from 1" }),
+  totalPages: wholeNumber().meta({ description: "Pages at this pageSize" }),
+  totalCount: wholeNumber().meta({ description: "Reports matching the filters" }),
+  items: z
+    .array(
+      z
+        .object({
+          organizationId: reportOrganizationShape.organizationId.optional(),
+          organizationName: reportOrganizationShape.organizationName.optional(),
+          ...reportItemSchema.shape,
+        })
+        .meta({
+          description:
+            "A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither",
+        }),
+    )
+    .max(MAX_PAGE_SIZE),
 });

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { INSTRUMENT_TYPES } from "../domain/report.js";
 import { positiveInteger } from "./list-query.js";
-import { storableText } from "./text.js";
+import { DATE_LENGTH } from "./report.js";
+import { storableText, wholeNumber } from "./text.js";
 
 /** Markets per page of GET /api/v1/markets, at most and by default. */
 export const MAX_MARKETS_PAGE_SIZE = 1000;
@@ -33,36 +34,41 @@ export const marketsQuerySchema = z.object({
 export type MarketsQuery = z.infer<typeof marketsQuerySchema>;
 
 /** One market with market data: a report on it is matched against `collectedSince`. */
-export const marketItemSchema = z.object({
-  exchangeId: z
-    .string()
-    .meta({ description: "Exchange the market is stored under", example: "binance" }),
-  baseCoinId: z.string().meta({ description: "Base coin (CoinGecko id)", example: "chainlink" }),
-  quoteCoinId: z.string().optional().meta({
-    description:
-      "Quote coin (CoinGecko id) for a crypto quote; absent for a fiat quote. A report's quoteCoinId is matched against it",
-    example: "tether",
-  }),
-  quoteSymbol: z.string().meta({
-    description:
-      "Quote symbol, upper case. A report without quoteCoinId is matched on it (quoteCoinSymbol, case-insensitive)",
-    example: "USDT",
-  }),
-  instrumentType: z.enum(INSTRUMENT_TYPES).meta({ description: "spot or perp (perpetual)" }),
-  collectedSince: z.string().meta({
-    format: "date",
-    description:
-      "First day with market data (UTC). Reports dated earlier are ineligible (before_collection_start)",
-    example: "2024-01-01",
-  }),
-});
+// Markets come from fixtures (limited like any stored identifier) or from CoinGecko's tickers,
+// stored as CoinGecko names them: their strings have no limit of the service's own.
+export const marketItemSchema = z
+  .object({
+    exchangeId: z
+      .string()
+      .meta({ description: "Exchange the market is stored under", example: "binance" }),
+    baseCoinId: z.string().meta({ description: "Base coin (CoinGecko id)", example: "chainlink" }),
+    quoteCoinId: z.string().optional().meta({
+      description:
+        "Quote coin (CoinGecko id) for a crypto quote; absent for a fiat quote. A report's quoteCoinId is matched against it",
+      example: "tether",
+    }),
+    quoteSymbol: z.string().meta({
+      description:
+        "Quote symbol, upper case. A report without quoteCoinId is matched on it (quoteCoinSymbol, case-insensitive)",
+      example: "USDT",
+    }),
+    instrumentType: z.enum(INSTRUMENT_TYPES).meta({ description: "spot or perp (perpetual)" }),
+    collectedSince: z.string().meta({
+      format: "date",
+      maxLength: DATE_LENGTH,
+      description:
+        "First day with market data (UTC). Reports dated earlier are ineligible (before_collection_start)",
+      example: "2024-01-01",
+    }),
+  })
+  .meta({ id: "Market" });
 export type MarketItem = z.infer<typeof marketItemSchema>;
 
 export const marketsPageSchema = z.object({
-  page: z.number().int().meta({ description: "This page's number" }),
-  totalPages: z.number().int().meta({ description: "Pages at this page size" }),
-  totalCount: z.number().int().meta({ description: "Markets matching the filters" }),
-  items: z.array(marketItemSchema).meta({
+  page: wholeNumber().meta({ description: "This page's number" }),
+  totalPages: wholeNumber().meta({ description: "Pages at this page size" }),
+  totalCount: wholeNumber().meta({ description: "Markets matching the filters" }),
+  items: z.array(marketItemSchema).max(MAX_MARKETS_PAGE_SIZE).meta({
     description: "Ordered by exchangeId, baseCoinId, instrumentType, quoteSymbol",
   }),
 });

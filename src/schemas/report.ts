@@ -13,16 +13,22 @@ import {
   type V1Metric,
   V2_ONLY_METRICS,
 } from "../domain/report.js";
-import { storableText } from "./text.js";
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, storableText, storedText, wholeNumber } from "./text.js";
 
 export const MAX_V2_BATCH = 300;
 export const MAX_V1_BATCH = 1000;
-const MAX_ID_LENGTH = 200;
+
+/** A date is YYYY-MM-DD: `isCalendarDate` admits nothing longer. */
+export const DATE_LENGTH = "YYYY-MM-DD".length;
 
 export const dateSchema = z
   .string()
   .refine(isCalendarDate, "Invalid date, expected YYYY-MM-DD")
-  .meta({ format: "date", example: "2026-11-21" });
+  .meta({ format: "date", maxLength: DATE_LENGTH, example: "2026-11-21" });
+
+/** A date of an answer (checked by `dateSchema` on its way in). */
+export const storedDate = (meta: { description: string; example?: string }) =>
+  z.string().meta({ format: "date", maxLength: DATE_LENGTH, ...meta });
 
 const idSchema = storableText(MAX_ID_LENGTH);
 
@@ -122,11 +128,11 @@ export function submissionBodySchema(record: z.ZodType, maxRecords: number) {
 }
 
 export const submissionResultSchema = z.object({
-  createdCount: z.number().int().meta({ example: 290, description: "Records new to their key" }),
-  updatedCount: z
-    .number()
-    .int()
-    .meta({ example: 10, description: "Records that replaced the last version of their key" }),
+  createdCount: wholeNumber().meta({ example: 290, description: "Records new to their key" }),
+  updatedCount: wholeNumber().meta({
+    example: 10,
+    description: "Records that replaced the last version of their key",
+  }),
 });
 export type SubmissionResult = z.infer<typeof submissionResultSchema>;
 
@@ -152,24 +158,38 @@ const eligibilityReasonSchema = z
     description: `Null when eligible. ${ELIGIBILITY_REASONS.map((r) => `${r}: ${ELIGIBILITY_REASON_DESCRIPTIONS[r]}`).join("; ")}`,
   });
 
+/**
+ * A submitted quoteCoinSymbol is stored upper-cased, and upper-casing lengthens a string up to
+ * three times (U+0390 becomes three code units).
+ */
+const MAX_UPPER_CASED_ID_LENGTH = 3 * MAX_ID_LENGTH;
+
 /** One item of the report listing (spec 2.3). */
-export const reportItemSchema = z.object({
-  date: z.string().meta({ format: "date", description: "Trading date, YYYY-MM-DD" }),
-  exchangeId: z.string(),
-  exchangeName: z.string(),
-  baseCoinId: z.string(),
-  baseCoinSymbol: z.string(),
-  quoteCoinId: z.string().optional().meta({ description: "Present when submitted" }),
-  quoteCoinSymbol: z.string().optional().meta({ description: "Present when submitted" }),
-  ...metricShape(V1_METRICS, (m) => z.number().meta({ description: METRIC_DESCRIPTIONS[m] })),
-  type: submissionTypeSchema.nullable(),
-  ...nullableMetrics,
-  eligibilityStatus: z.enum(ELIGIBILITY_STATUSES).meta({
-    description:
-      "eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason",
-  }),
-  eligibilityReason: eligibilityReasonSchema,
-});
+export const reportItemSchema = z
+  .object({
+    date: storedDate({ description: "Trading date, YYYY-MM-DD" }),
+    exchangeId: storedText(MAX_ID_LENGTH),
+    // Reference data: from a fixture (at most MAX_NAME_LENGTH / MAX_SYMBOL_LENGTH) or from
+    // CoinGecko, stored as CoinGecko names it (no limit of the service's own).
+    exchangeName: z.string(),
+    baseCoinId: storedText(MAX_ID_LENGTH),
+    baseCoinSymbol: z.string(),
+    quoteCoinId: storedText(MAX_ID_LENGTH)
+      .optional()
+      .meta({ description: "Present when submitted" }),
+    quoteCoinSymbol: storedText(MAX_UPPER_CASED_ID_LENGTH)
+      .optional()
+      .meta({ description: "Present when submitted; upper case" }),
+    ...metricShape(V1_METRICS, (m) => z.number().meta({ description: METRIC_DESCRIPTIONS[m] })),
+    type: submissionTypeSchema.nullable(),
+    ...nullableMetrics,
+    eligibilityStatus: z.enum(ELIGIBILITY_STATUSES).meta({
+      description:
+        "eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason",
+    }),
+    eligibilityReason: eligibilityReasonSchema,
+  })
+  .meta({ id: "Report" });
 export type ReportItem = z.infer<typeof reportItemSchema>;
 
 /**
@@ -186,10 +206,10 @@ export type ReportCsvItem = z.infer<typeof reportCsvItemSchema>;
  * read the reports of several organizations. A market maker's items have neither.
  */
 export const reportOrganizationShape = {
-  organizationId: z.string().meta({
+  organizationId: storedText(MAX_ID_LENGTH).meta({
     description: "The market maker that submitted the report (project and operator keys only)",
   }),
-  organizationName: z.string().meta({
+  organizationName: storedText(MAX_NAME_LENGTH).meta({
     description: "Its display name (project and operator keys only)",
   }),
 };

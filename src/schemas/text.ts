@@ -18,3 +18,17 @@ export const storableText = (max: number, min = 1) =>
       (value) => !LONE_SURROGATE.test(value),
       "String must be well-formed Unicode (no lone surrogates)",
     );
+
+/** Length limits of the identifiers and names the service stores (fixtures and submissions). */
+export const MAX_ID_LENGTH = 200;
+export const MAX_SYMBOL_LENGTH = 50;
+export const MAX_NAME_LENGTH = 200;
+
+/**
+ * A string of an answer that the service checked on its way in with a limit of `max`: the
+ * limit is documented (`maxLength`), not checked again on the way out.
+ */
+export const storedText = (max: number) => z.string().meta({ maxLength: max });
+
+/** A whole number of an answer (a count, a page number), documented as a 64-bit integer. */
+export const wholeNumber = () => z.number().int().meta({ format: "int64" });

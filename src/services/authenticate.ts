@@ -1,4 +1,4 @@
-import { hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
+import { AUTHENTICATION_FAILURES, hashApiKey, keyFromAuthorization } from "../domain/api-key.js";
 import type { Caller } from "../domain/caller.js";
 import { AuthenticationError } from "../domain/errors.js";
 import type { OrganizationStore } from "../store/organization-store.js";
@@ -14,11 +14,10 @@ export function createAuthenticator(deps: { organizations: OrganizationStore; no
   const touchedAt = new Map<string, number>();
   return async function authenticate(authorization: string | undefined): Promise<Caller> {
     const key = keyFromAuthorization(authorization);
-    if (key === undefined)
-      throw new AuthenticationError("Missing API key in the Authorization header");
+    if (key === undefined) throw new AuthenticationError(AUTHENTICATION_FAILURES.missing);
     const record = await deps.organizations.findApiKeyByHash(hashApiKey(key));
-    if (record === undefined) throw new AuthenticationError("Invalid API key");
-    if (record.revokedAt !== null) throw new AuthenticationError("API key has been revoked");
+    if (record === undefined) throw new AuthenticationError(AUTHENTICATION_FAILURES.invalid);
+    if (record.revokedAt !== null) throw new AuthenticationError(AUTHENTICATION_FAILURES.revoked);
     const now = deps.now();
     if (now.getTime() - (touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
       touchedAt.set(record.id, now.getTime());

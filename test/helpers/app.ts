@@ -4,6 +4,7 @@ import { buildApp } from "../../src/http/app.js";
 import type { Fixture } from "../../src/schemas/fixture.js";
 import { loadFixture } from "../../src/services/fixtures.js";
 import { createServices, type Services } from "../../src/services/index.js";
+import { checkAnswersOf } from "./conformance.js";
 import { freshDatabase, type TestDatabase } from "./database.js";
 import { baseFixture } from "./fixture.js";
 
@@ -29,15 +30,36 @@ export async function startTestApp(
     reportDeadlineUtc: config.reportDeadlineUtc,
   });
   const app = await buildApp({ services, http: config.http, logger: false });
+  // Every answer, in any test, is checked against the app's OpenAPI document.
+  const conformance = checkAnswersOf(app);
   return {
     app,
     database,
     services,
-    request: ({ key, headers, ...rest }) =>
-      app.inject({ ...rest, headers: { ...(key ? { authorization: key } : {}), ...headers } }),
+    async request({ key, headers, ...rest }) {
+      const before = conformance.violations().length;
+      const response = await app.inject({
+        ...rest,
+        headers: { ...(key ? { authorization: key } : {}), ...headers },
+      });
+      if (String(response.headers["content-type"]).startsWith("text/csv")) {
+        conformance.check({
+          method: rest.method ?? "GET",
+          url: String(rest.url ?? rest.path),
+          statusCode: response.statusCode,
+          headers: response.headers,
+          body: response.body,
+        });
+      }
+      const found = conformance.violations().slice(before);
+      if (found.length > 0) throw new Error(`answer not as documented:\n${found.join("\n")}`);
+      return response;
+    },
     async close() {
       await app.close();
       await database.close();
+      const found = conformance.violations();
+      if (found.length > 0) throw new Error(`answers not as documented:\n${found.join("\n")}`);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { UnavailableError } from "../../domain/errors.js";
 import { statusSchema } from "../../schemas/reference.js";
 import type { Services } from "../../services/index.js";
-import { errorResponses } from "../openapi.js";
+import { errorResponses, probeErrors } from "../openapi-responses.js";
 
 const ok = (description: string) =>
   statusSchema.meta({ description, examples: [{ status: "ok" }] });
@@ -18,7 +18,15 @@ export function healthRoutes(services: Services) {
     const operations = { tags: ["operations"], security: [] };
     app.get(
       "/healthz",
-      { schema: { ...operations, summary: "Process is up", response: { 200: ok("Up") } } },
+      {
+        schema: {
+          ...operations,
+          operationId: "getHealth",
+          summary: "Process is up",
+          description: "Liveness: 200 while the process runs. No API key; limited per address.",
+          response: { 200: ok("Up"), ...probeErrors },
+        },
+      },
       async () => ({ status: "ok" as const }),
     );
     app.get(
@@ -26,8 +34,11 @@ export function healthRoutes(services: Services) {
       {
         schema: {
           ...operations,
+          operationId: "getReadiness",
           summary: "Database reachable",
-          response: { 200: ok("Ready"), 503: errorResponses[503] },
+          description:
+            "Readiness: 200 when the database answers (checked at most once a second), else 503. No API key; limited per address.",
+          response: { 200: ok("Ready"), ...probeErrors, 503: errorResponses[503] },
         },
       },
       async () => {

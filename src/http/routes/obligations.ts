@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { obligationsQuerySchema, obligationsResponseSchema } from "../../schemas/obligation.js";
 import type { Services } from "../../services/index.js";
-import { badQueryResponse, errorResponses } from "../openapi.js";
+import { badQueryResponse, errorResponses } from "../openapi-responses.js";
 
 const exampleObligation = {
   organizationId: "acme",

@@ -3,9 +3,10 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { marketsPageSchema, marketsQuerySchema } from "../../schemas/markets.js";
 import { exchangesResponseSchema, projectsResponseSchema } from "../../schemas/reference.js";
 import type { Services } from "../../services/index.js";
-import { badQueryResponse, errorResponses } from "../openapi.js";
+import { authenticatedErrors, queryErrors } from "../openapi-responses.js";
 
 const projects = {
+  operationId: "listProjects",
   summary: "Projects the caller's organization is engaged with today",
   description:
     "A market maker's key: its engagements active today, one per project. A project key: the engagements active today of every market maker for its coins; an operator key: every engagement active today. Their items start with `organizationId` and `organizationName` and are ordered by project, then organization.",
@@ -28,12 +29,15 @@ const projects = {
         },
       ],
     }),
-    401: errorResponses[401],
+    ...authenticatedErrors,
   },
 };
 
 const exchanges = {
+  operationId: "listExchanges",
   summary: "Every supported exchange, with spot/derivatives support and venue family (group)",
+  description:
+    "Every exchange a report may name. A record whose instrument type its exchange lacks is stored under the exchange of the same group that has it.",
   tags: ["reference data"],
   response: {
     200: exchangesResponseSchema.meta({
@@ -53,11 +57,12 @@ const exchanges = {
         },
       ],
     }),
-    401: errorResponses[401],
+    ...authenticatedErrors,
   },
 };
 
 const markets = {
+  operationId: "listMarkets",
   summary: "Markets with market data, and from when: check a pair before submitting",
   description:
     "Every market on an exchange with market data, ordered by exchangeId, baseCoinId, instrumentType and quoteSymbol, paged. A report is eligible when its pair is listed here and its date is on or after `collectedSince`.",
@@ -84,10 +89,8 @@ const markets = {
         },
       ],
     }),
-    400: badQueryResponse,
-    401: errorResponses[401],
-    429: errorResponses[429],
-    503: errorResponses[503],
+    ...queryErrors,
+    ...authenticatedErrors,
   },
 };
 

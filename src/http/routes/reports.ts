@@ -9,6 +9,7 @@ import { listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
 import {
   MAX_V1_BATCH,
   MAX_V2_BATCH,
+  type ReportCsvItem,
   submissionBodySchema,
   submissionResultSchema,
   v1RecordSchema,
@@ -16,8 +17,8 @@ import {
 } from "../../schemas/report.js";
 import type { Services } from "../../services/index.js";
 import { prefersCsv } from "../negotiate.js";
-import { badQueryResponse, errorResponses } from "../openapi.js";
-import { reportCsvStream } from "../report-csv.js";
+import { authenticatedErrors, bodyErrors, queryErrors } from "../openapi-responses.js";
+import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
@@ -35,6 +36,7 @@ const dryRunHeaders = z.object({
 function submissionSchema(version: SchemaVersion) {
   const { record, max, example } = submission[version];
   return {
+    operationId: `submitReportsV${version}`,
     summary: `Submit v${version} reports (1 to ${max} records)`,
     description:
       "Validates the whole batch, then creates or updates every record atomically: on any problem nothing is stored. A record key is date, exchange, base coin, quote coin (and instrument type in v2).",
@@ -48,12 +50,19 @@ function submissionSchema(version: SchemaVersion) {
         description: "Stored (or, in a dry run, would be stored)",
         examples: [{ createdCount: 1, updatedCount: 0 }],
       }),
-      ...errorResponses,
+      ...bodyErrors,
+      ...authenticatedErrors,
     },
   };
 }
 
+/** The CSV of the listing's example page (with its instrument type), as the export writes it. */
+const exampleCsv = reportCsvText(
+  exampleReportPage.items.map((item) => ({ ...item, instrumentType: "spot" }) as ReportCsvItem),
+);
+
 const listSchema = {
+  operationId: "listReports",
   summary: "List the caller's reports of projects with an active engagement",
   description:
     "Ordered by date descending, exchangeId, baseCoinId, quote and instrument type. `Accept: text/csv` (preferred by its q-value over application/json) streams every matching report as CSV. A project key reads every market maker's reports for its coins, dated inside an engagement of that market maker for the coin (ended ones included); an operator key reads every report. Their items (and CSV rows) start with `organizationId` and `organizationName`, `organizationId` filters, and the order puts organizationId after baseCoinId.",
@@ -65,14 +74,15 @@ const listSchema = {
       content: {
         "application/json": { schema: reportPageSchema.meta({ examples: [exampleReportPage] }) },
         "text/csv": {
-          schema: z.string().meta({ description: "Header row, then one row per report" }),
+          schema: z.string().meta({
+            description: `RFC 4180 CSV: a header row, then one row per report. Columns: ${REPORT_CSV_COLUMNS.join(", ")}. Empty cells are nulls and absent fields.`,
+            examples: [exampleCsv],
+          }),
         },
       },
     },
-    400: badQueryResponse,
-    401: errorResponses[401],
-    429: errorResponses[429],
-    503: errorResponses[503],
+    ...queryErrors,
+    ...authenticatedErrors,
   },
 };
 

@@ -8,7 +8,7 @@ import {
   scorecardsResponseSchema,
 } from "../../schemas/scorecards.js";
 import type { Services } from "../../services/index.js";
-import { badQueryResponse, errorResponses } from "../openapi.js";
+import { badQueryResponse, errorResponses } from "../openapi-responses.js";
 
 const market = {
   organizationId: "helios-liquidity",
