@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { KPI_NAMES, type KpiName, type Kpis } from "../domain/obligation.js";
 import { INSTRUMENT_TYPES } from "../domain/report.js";
-import { dateSchema } from "./report.js";
-import { storableText } from "./text.js";
+import { dateSchema, storedDate } from "./report.js";
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, storableText, storedText } from "./text.js";
 
 const id = storableText(200);
 
@@ -48,9 +48,13 @@ export const obligationMarketSchema = z.strictObject({
 const marketKey = (m: z.infer<typeof obligationMarketSchema>) =>
   `${m.exchangeId}\u0000${m.quote}\u0000${m.instrumentType}`;
 
+/** The most markets one period may require (refused beyond, with the entry named). */
+export const MAX_OBLIGATION_MARKETS = 1000;
+
 const marketsSchema = z
   .array(obligationMarketSchema)
   .min(1)
+  .max(MAX_OBLIGATION_MARKETS)
   .superRefine((markets, ctx) => {
     const seen = new Map<string, number>();
     markets.forEach((market, i) => {
@@ -89,12 +93,17 @@ export const obligationsQuerySchema = z.object({
 export type ObligationsQuery = z.infer<typeof obligationsQuerySchema>;
 
 export const obligationItemSchema = z.object({
-  organizationId: z.string().meta({ description: "The market maker", example: "acme" }),
-  organizationName: z.string().meta({ example: "Acme Market Making" }),
-  baseCoinId: z.string().meta({ example: "chainlink" }),
-  since: z.string().meta({ format: "date", example: "2026-01-01" }),
-  until: z.string().nullable().meta({ format: "date", example: null }),
-  markets: z.array(obligationMarketSchema),
+  organizationId: storedText(MAX_ID_LENGTH).meta({
+    description: "The market maker",
+    example: "acme",
+  }),
+  organizationName: storedText(MAX_NAME_LENGTH).meta({ example: "Acme Market Making" }),
+  baseCoinId: storedText(MAX_ID_LENGTH).meta({ example: "chainlink" }),
+  since: storedDate({ description: "First day of the period", example: "2026-01-01" }),
+  until: storedDate({ description: "Last day of the period; null when open-ended" })
+    .nullable()
+    .meta({ example: null }),
+  markets: z.array(obligationMarketSchema).max(MAX_OBLIGATION_MARKETS),
   kpis: kpisSchema,
 });
 

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { EARLIEST_DATE } from "../domain/dates.js";
 import { KPI_NAMES } from "../domain/obligation.js";
 import { ELIGIBILITY_STATUSES, INSTRUMENT_TYPES } from "../domain/report.js";
-import { dateSchema } from "./report.js";
-import { storableText } from "./text.js";
+import { dateSchema, storedDate } from "./report.js";
+import { MAX_ID_LENGTH, MAX_NAME_LENGTH, storableText, storedText, wholeNumber } from "./text.js";
 
 /** The longest range a scorecard covers, in days (both ends included). */
 export const MAX_SCORECARD_DAYS = 366;
@@ -38,18 +38,24 @@ export const scorecardQuerySchema = z.object({
 export type ScorecardQuery = z.infer<typeof scorecardQuerySchema>;
 
 const market = {
-  organizationId: z.string().meta({ description: "The market maker", example: "helios-liquidity" }),
-  organizationName: z.string().meta({ example: "Helios Liquidity" }),
-  baseCoinId: z.string().meta({ example: "zephyr-token" }),
-  exchangeId: z.string().meta({ description: "As stored (after routing)", example: "orbit" }),
-  quote: z.string().meta({
+  organizationId: storedText(MAX_ID_LENGTH).meta({
+    description: "The market maker",
+    example: "helios-liquidity",
+  }),
+  organizationName: storedText(MAX_NAME_LENGTH).meta({ example: "Helios Liquidity" }),
+  baseCoinId: storedText(MAX_ID_LENGTH).meta({ example: "zephyr-token" }),
+  exchangeId: storedText(MAX_ID_LENGTH).meta({
+    description: "As stored (after routing)",
+    example: "orbit",
+  }),
+  quote: storedText(MAX_ID_LENGTH).meta({
     description: "The record key's quote: coin id, or upper-cased fiat symbol",
     example: "stable-dollar",
   }),
   instrumentType: z.enum(INSTRUMENT_TYPES),
 };
 
-const days = (description: string) => z.number().int().meta({ description });
+const days = (description: string) => wholeNumber().meta({ description });
 
 const kpiCountsSchema = z.object({
   daysMet: days("Due reported days whose report met this KPI"),
@@ -73,8 +79,8 @@ export const scorecardItemSchema = z.object({
 });
 
 export const scorecardsResponseSchema = z.object({
-  dateGte: z.string().meta({ format: "date" }),
-  dateLte: z.string().meta({ format: "date" }),
+  dateGte: storedDate({ description: "First day of the range" }),
+  dateLte: storedDate({ description: "Last day of the range" }),
   items: z.array(scorecardItemSchema).meta({
     description:
       "One per obligation market, by organizationId, baseCoinId, exchangeId, quote, instrumentType",
@@ -82,14 +88,14 @@ export const scorecardsResponseSchema = z.object({
 });
 
 export const dailyScorecardItemSchema = z.object({
-  date: z.string().meta({ format: "date", example: "2026-11-22" }),
+  date: storedDate({ description: "The day", example: "2026-11-22" }),
   ...market,
   status: z.enum(["pending", "missing", "met", "missed"]).meta({
     description:
       "pending until the day's deadline has passed (counted nowhere), then missing, met or missed",
   }),
   late: z.boolean().meta({ description: "First accepted after the deadline" }),
-  failedKpis: z.array(z.enum(KPI_NAMES)).meta({
+  failedKpis: z.array(z.enum(KPI_NAMES)).max(KPI_NAMES.length).meta({
     description: "The KPIs the report fails (also shown, as a preview, on a pending day)",
   }),
   eligibilityStatus: z
@@ -99,11 +105,14 @@ export const dailyScorecardItemSchema = z.object({
 });
 
 export const dailyScorecardsResponseSchema = z.object({
-  dateGte: z.string().meta({ format: "date" }),
-  dateLte: z.string().meta({ format: "date" }),
-  items: z.array(dailyScorecardItemSchema).meta({
-    description: `One per obligation market and day, by market then date; at most ${MAX_DAILY_ITEMS}`,
-  }),
+  dateGte: storedDate({ description: "First day of the range" }),
+  dateLte: storedDate({ description: "Last day of the range" }),
+  items: z
+    .array(dailyScorecardItemSchema)
+    .max(MAX_DAILY_ITEMS)
+    .meta({
+      description: `One per obligation market and day, by market then date; at most ${MAX_DAILY_ITEMS}`,
+    }),
 });
 
 export type ScorecardsResponse = z.infer<typeof scorecardsResponseSchema>;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { obligationsQuerySchema, obligationsResponseSchema } from "../../schemas/obligation.js";
 import type { Services } from "../../services/index.js";
-import { badQueryResponse, errorResponses } from "../openapi-responses.js";
+import { authenticatedErrors, queryErrors } from "../openapi-responses.js";
 
 const exampleObligation = {
   organizationId: "acme",
@@ -34,10 +34,8 @@ const list = {
       description: "Obligation periods",
       examples: [{ items: [exampleObligation] }],
     }),
-    400: badQueryResponse,
-    401: errorResponses[401],
-    429: errorResponses[429],
-    503: errorResponses[503],
+    ...queryErrors,
+    ...authenticatedErrors,
   },
 };
 

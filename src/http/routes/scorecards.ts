@@ -8,7 +8,7 @@ import {
   scorecardsResponseSchema,
 } from "../../schemas/scorecards.js";
 import type { Services } from "../../services/index.js";
-import { badQueryResponse, errorResponses } from "../openapi-responses.js";
+import { authenticatedErrors, queryErrors } from "../openapi-responses.js";
 
 const market = {
   organizationId: "helios-liquidity",
@@ -26,10 +26,8 @@ const judging =
 const range = `Default range: the 30 days ending yesterday (UTC); at most ${MAX_SCORECARD_DAYS} days.`;
 
 const errors = {
-  400: badQueryResponse,
-  401: errorResponses[401],
-  429: errorResponses[429],
-  503: errorResponses[503],
+  ...queryErrors,
+  ...authenticatedErrors,
 };
 
 const scorecards = {
