@@ -6,9 +6,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  parseCsv,
+  parseJson,
+  RecordFileError,
+  readRecords,
+} from "../src/cli/submission/read-records.js";
+import { submitBatches } from "../src/cli/submission/send-batches.js";
 import { registerSubmitCommand } from "../src/cli/submit.js";
-import { parseCsv, parseJson, RecordFileError, readRecords } from "../src/client/read-records.js";
-import { submitBatches } from "../src/client/report-client.js";
 import { METRICS, PERCENTAGE_METRICS } from "../src/domain/report.js";
 
 const FIXTURES = new URL("./fixtures/submit/", import.meta.url).pathname;

@@ -1,0 +1,23 @@
+import { loadConfig } from "../config.js";
+import type { Services } from "../services/index.js";
+import { buildApp } from "./app.js";
+
+/**
+ * The OpenAPI document the server serves at /openapi.json, built without a database: the
+ * routes' declarations make it, no handler runs, so every service is a stub that throws.
+ * `npm run generate:client` types the client from it.
+ */
+export async function openApiDocument(): Promise<Record<string, unknown>> {
+  const services = new Proxy({} as Services, {
+    get: () => () => {
+      throw new Error("no service runs while the OpenAPI document is generated");
+    },
+  });
+  const app = await buildApp({ services, http: loadConfig({}).http, logger: false });
+  try {
+    await app.ready();
+    return app.swagger() as unknown as Record<string, unknown>;
+  } finally {
+    await app.close();
+  }
+}
