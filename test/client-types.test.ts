@@ -94,6 +94,17 @@ beforeAll(async () => {
 });
 
 describe("the typed client (trading-reports/client)", () => {
+  it("is exported as trading-reports/client: the build's JavaScript and declarations of src/client/index.ts", () => {
+    const json = (file: string) => JSON.parse(readFileSync(`${ROOT}${file}`, "utf8"));
+    const build = json("tsconfig.build.json").compilerOptions;
+    expect(build).toMatchObject({ declaration: true, rootDir: "src", outDir: "dist" });
+    expect(json("package.json").exports["./client"]).toEqual({
+      types: "./dist/client/index.d.ts",
+      default: "./dist/client/index.js",
+    });
+    expect(json("package.json").dependencies["openapi-fetch"]).toBeDefined();
+  });
+
   it("has the types that the route schemas generate now (npm run generate:client)", async () => {
     expect(readFileSync(GENERATED_TYPES, "utf8")).toBe(await clientTypes(document));
   });

@@ -608,6 +608,27 @@ describe("submitBatches", () => {
     expect(result).toMatchObject({ created: 3, updated: 0, rejected: [], failedBatches: [] });
   });
 
+  it("fails a batch whose success answer is not JSON, without retrying it (it may be stored)", async () => {
+    let calls = 0;
+    const garbled: typeof fetch = async () => {
+      calls++;
+      return new Response("<html>ok</html>", { status: 201 });
+    };
+    const result = await submitBatches({
+      url: service.url,
+      key: KEY,
+      version: "v2",
+      dryRun: false,
+      records: [{}],
+      fetch: garbled,
+      sleep: async () => {},
+    });
+    expect(calls).toBe(1);
+    expect(result.failedBatches).toMatchObject([
+      { batch: 1, offset: 0, size: 1, message: "unexpected response body from the service" },
+    ]);
+  });
+
   it("refuses a batch size beyond the version's limit", async () => {
     const options = { url: service.url, key: KEY, dryRun: false, records: [{}] };
     await expect(submitBatches({ ...options, version: "v2", batchSize: 301 })).rejects.toThrow(
