@@ -62,7 +62,7 @@ function retryAfterSeconds(header: string | null): number | undefined {
   const seconds = /^\d+$/.test(header.trim())
     ? Number(header)
     : (Date.parse(header) - Date.now()) / 1000;
-  return Number.isNaN(seconds) ? undefined : Math.max(0, seconds);
+  return Number.isNaN(seconds) ? undefined : Math.max(0, Math.ceil(seconds));
 }
 
 function fail(status: number, error: unknown): never {
