@@ -6,9 +6,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { Command, CommanderError } from "commander";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  parseCsv,
+  parseJson,
+  RecordFileError,
+  readRecords,
+} from "../src/cli/submission/read-records.js";
+import { submitBatches } from "../src/cli/submission/send-batches.js";
 import { registerSubmitCommand } from "../src/cli/submit.js";
-import { parseCsv, parseJson, RecordFileError, readRecords } from "../src/client/read-records.js";
-import { submitBatches } from "../src/client/report-client.js";
 import { METRICS, PERCENTAGE_METRICS } from "../src/domain/report.js";
 
 const FIXTURES = new URL("./fixtures/submit/", import.meta.url).pathname;
@@ -624,6 +629,27 @@ describe("submitBatches", () => {
     });
     expect(retries).toEqual(["network error: ECONNRESET"]);
     expect(result).toMatchObject({ created: 3, updated: 0, rejected: [], failedBatches: [] });
+  });
+
+  it("fails a batch whose success answer is not JSON, without retrying it (it may be stored)", async () => {
+    let calls = 0;
+    const garbled: typeof fetch = async () => {
+      calls++;
+      return new Response("<html>ok</html>", { status: 201 });
+    };
+    const result = await submitBatches({
+      url: service.url,
+      key: KEY,
+      version: "v2",
+      dryRun: false,
+      records: [{}],
+      fetch: garbled,
+      sleep: async () => {},
+    });
+    expect(calls).toBe(1);
+    expect(result.failedBatches).toMatchObject([
+      { batch: 1, offset: 0, size: 1, message: "unexpected response body from the service" },
+    ]);
   });
 
   it("refuses a batch size beyond the version's limit", async () => {

@@ -3,6 +3,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Command } from "commander";
+import { createReportsClient, type ReportQuery, type ReportsClient } from "../client/index.js";
 import type { ExitStatus } from "./exit-status.js";
 
 type Io = {
@@ -50,32 +51,25 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
     );
     return 2;
   }
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries({
-    baseCoinId: options.baseCoinId,
-    exchangeId: options.exchangeId,
-    dateGte: options.dateGte,
-    dateLte: options.dateLte,
-  })) {
-    if (value !== undefined) query.set(name, value);
-  }
-  let response: Response;
+  const client = createReportsClient({ url, key });
+  const { baseCoinId, exchangeId, dateGte, dateLte } = options;
+  let answer: Awaited<ReturnType<typeof requestCsv>>;
   try {
-    response = await fetch(`${url.replace(/\/+$/, "")}/api/v1/reports?${query}`, {
-      headers: { authorization: key, accept: "text/csv" },
-    });
+    answer = await requestCsv(client, { baseCoinId, exchangeId, dateGte, dateLte });
   } catch (error) {
     io.stderr.write(`error: cannot reach ${url}: ${(error as Error).message}\n`);
     return 1;
   }
-  if (!response.ok || response.body === null) {
-    io.stderr.write(`error: ${response.status} ${await response.text()}\n`);
+  const { data: body, error, response } = answer;
+  if (body === undefined || body === null) {
+    const detail = typeof error === "string" ? error : JSON.stringify(error ?? "");
+    io.stderr.write(`error: ${response.status} ${detail}\n`);
     return 1;
   }
   const rows = csvRowCounter();
   const toStdout = options.out === "-";
   await pipeline(
-    Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+    Readable.fromWeb(body as WebReadableStream<Uint8Array>),
     rows.counter,
     toStdout ? io.stdout : createWriteStream(options.out),
     { end: !toStdout },
@@ -84,6 +78,15 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
   const where = toStdout ? "stdout" : options.out;
   io.stderr.write(`exported ${rows.count()} report${rows.count() === 1 ? "" : "s"} to ${where}\n`);
   return 0;
+}
+
+/** The listing as CSV, every page, as a stream: the file is written as it arrives. */
+function requestCsv(client: ReportsClient, query: ReportQuery) {
+  return client.GET("/api/v1/reports", {
+    params: { query },
+    headers: { Accept: "text/csv" },
+    parseAs: "stream",
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { RecordSource } from "../client/read-records.js";
-import type { SubmissionVersion, SubmitResult } from "../client/submission-types.js";
+import type { RecordSource } from "./submission/read-records.js";
+import type { SubmissionVersion, SubmitResult } from "./submission/submission-types.js";
 
 /** How the records were sent: stored, only validated, or refused whole after a dry run. */
 export type Mode = "store" | "dry-run" | "all-or-nothing-refused";

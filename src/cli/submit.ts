@@ -1,15 +1,15 @@
 import { SingleBar } from "cli-progress";
 import { type Command, CommanderError } from "commander";
-import { RecordFileError, type RecordSource, readRecords } from "../client/read-records.js";
-import { submitBatches } from "../client/report-client.js";
+import type { ExitStatus } from "./exit-status.js";
+import { RecordFileError, type RecordSource, readRecords } from "./submission/read-records.js";
+import { submitBatches } from "./submission/send-batches.js";
 import {
   BATCH_LIMITS,
   type BatchReport,
   type RetryNotice,
   type SubmissionVersion,
   type SubmitResult,
-} from "../client/submission-types.js";
-import type { ExitStatus } from "./exit-status.js";
+} from "./submission/submission-types.js";
 import { humanSummary, isClean, jsonSummary, type Mode, range } from "./submit-summary.js";
 
 export type SubmitIo = {

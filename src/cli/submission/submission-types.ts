@@ -1,4 +1,4 @@
-import { MAX_V1_BATCH, MAX_V2_BATCH } from "../schemas/report.js";
+import { MAX_V1_BATCH, MAX_V2_BATCH } from "../../schemas/report.js";
 
 export type SubmissionVersion = "v1" | "v2";
 

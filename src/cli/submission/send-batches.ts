@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { backoffMs, retryAfterMs, retrying } from "../retry.js";
+import {
+  createReportsClient,
+  type ReportsClient,
+  type V1Record,
+  type V2Record,
+} from "../../client/index.js";
+import { backoffMs, retryAfterMs, retrying } from "../../retry.js";
 import {
   BATCH_LIMITS,
   type BatchOutcome,
@@ -12,6 +18,7 @@ const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
+const UNEXPECTED_BODY = "unexpected response body from the service";
 
 const problemBodySchema = z.object({
   message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
@@ -21,7 +28,9 @@ const messageSchema = z.object({ message: z.string() });
 
 type Attempt =
   | { kind: "response"; status: number; body: unknown; text: string; retryAfterMs?: number }
-  | { kind: "network"; message: string };
+  | { kind: "network"; message: string }
+  /** A success whose body is not JSON: the batch may be stored or not; not retried. */
+  | { kind: "unreadable"; message: string };
 
 /**
  * Sends the records in sequential batches (the service stores each batch atomically) and
@@ -33,7 +42,7 @@ export async function submitBatches(options: SubmitBatchesOptions): Promise<Subm
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > limit) {
     throw new RangeError(`batch size must be an integer from 1 to ${limit} for ${options.version}`);
   }
-  const endpoint = `${options.url.replace(/\/+$/, "")}/api/${options.version}/report`;
+  const client = createReportsClient({ url: options.url, key: options.key, fetch: options.fetch });
   const batches = Math.ceil(options.records.length / batchSize);
   const result: SubmitResult = {
     created: 0,
@@ -54,7 +63,7 @@ export async function submitBatches(options: SubmitBatchesOptions): Promise<Subm
       options.onBatch?.({ ...report, outcome: "skipped", attempts: 0 });
       continue;
     }
-    const { attempt, attempts } = await sendWithRetries(endpoint, records, batch, options);
+    const { attempt, attempts } = await sendWithRetries(client, records, batch, options);
     const outcome = applyAttempt(result, attempt, report);
     options.onBatch?.({ ...report, outcome, attempts });
   }
@@ -62,13 +71,12 @@ export async function submitBatches(options: SubmitBatchesOptions): Promise<Subm
 }
 
 async function sendWithRetries(
-  endpoint: string,
+  client: ReportsClient,
   records: readonly unknown[],
   batch: number,
   options: SubmitBatchesOptions,
 ): Promise<{ attempt: Attempt; attempts: number }> {
-  const body = JSON.stringify({ data: records });
-  const { outcome, attempts } = await retrying(() => send(endpoint, body, options), {
+  const { outcome, attempts } = await retrying(() => send(client, records, options), {
     retries: options.maxRetries ?? 4,
     delayMs: (attempt, retry) => {
       if (!isRetryable(attempt)) return undefined;
@@ -82,34 +90,31 @@ async function sendWithRetries(
   return { attempt: outcome, attempts };
 }
 
+/**
+ * One request through the typed client. The records go as they were read: the service judges
+ * them (every problem at once), so they are not the client's record types yet.
+ */
 async function send(
-  endpoint: string,
-  body: string,
+  client: ReportsClient,
+  records: readonly unknown[],
   options: SubmitBatchesOptions,
 ): Promise<Attempt> {
-  const headers: Record<string, string> = {
-    Authorization: options.key,
-    "Content-Type": "application/json",
-    Accept: "application/json",
+  const init = {
+    params: { header: options.dryRun ? { "x-dry-run": "true" as const } : {} },
+    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
   };
-  if (options.dryRun) headers["x-dry-run"] = "true";
   try {
-    const response = await (options.fetch ?? fetch)(endpoint, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-    });
-    const text = await response.text();
+    const { data, error, response } =
+      options.version === "v1"
+        ? await client.POST("/api/v1/report", { ...init, body: { data: records as V1Record[] } })
+        : await client.POST("/api/v2/report", { ...init, body: { data: records as V2Record[] } });
     const retryAfter = retryAfterMs(response.headers.get("retry-after"), MAX_RETRY_AFTER_MS);
-    return {
-      kind: "response",
-      status: response.status,
-      body: parseBody(text),
-      text,
-      retryAfterMs: retryAfter,
-    };
+    const body: unknown = data ?? error;
+    const text = typeof body === "string" ? body : (JSON.stringify(body) ?? "");
+    return { kind: "response", status: response.status, body, text, retryAfterMs: retryAfter };
   } catch (error) {
+    // A success whose body is not JSON: the batch may or may not be stored.
+    if (error instanceof SyntaxError) return { kind: "unreadable", message: UNEXPECTED_BODY };
     return { kind: "network", message: networkMessage(error) };
   }
 }
@@ -124,12 +129,12 @@ function applyAttempt(
     result.failedBatches.push({ ...batch, status, message });
     return "failed";
   };
-  if (attempt.kind === "network") return failed(describeFailure(attempt));
+  if (attempt.kind !== "response") return failed(attempt.message);
   const { status, body } = attempt;
 
   if (status === 200 || status === 201) {
     const counts = countsSchema.safeParse(body);
-    if (!counts.success) return failed("unexpected response body from the service", status);
+    if (!counts.success) return failed(UNEXPECTED_BODY, status);
     result.created += counts.data.createdCount;
     result.updated += counts.data.updatedCount;
     return "accepted";
@@ -176,23 +181,15 @@ function toRejection(
 }
 
 function isRetryable(attempt: Attempt): boolean {
-  if (attempt.kind === "network") return true;
+  if (attempt.kind !== "response") return attempt.kind === "network";
   return attempt.status === 408 || attempt.status === 429 || attempt.status >= 500;
 }
 
 function describeFailure(attempt: Attempt): string {
-  if (attempt.kind === "network") return attempt.message;
+  if (attempt.kind !== "response") return attempt.message;
   const message = messageSchema.safeParse(attempt.body);
   const detail = message.success ? message.data.message : attempt.text.trim().slice(0, 200);
   return `HTTP ${attempt.status}${detail ? `: ${detail}` : ""}`;
-}
-
-function parseBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function networkMessage(error: unknown): string {

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { parse } from "csv-parse/sync";
-import { csvCellText } from "../domain/csv-cell.js";
-import { METRICS } from "../domain/report.js";
+import { csvCellText } from "../../domain/csv-cell.js";
+import { METRICS } from "../../domain/report.js";
 import { lineIndex, recordOffsets } from "./json-offsets.js";
 
 /** Records read from a submission file, with a way to point the user back at each one. */

@@ -1,0 +1,129 @@
+import { readFileSync } from "node:fs";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+import { clientTypes, GENERATED_TYPES } from "../scripts/client-types.js";
+import { openApiDocument } from "../src/http/openapi-document.js";
+
+/**
+ * The client's types come from the route schemas (through the OpenAPI document), so a renamed
+ * field breaks the compile of the code that uses the client: a market maker's program and the
+ * CLI's own commands. Here the document is changed as renaming a field in a route's Zod schema
+ * would change it, the types are generated from it, and TypeScript compiles against them.
+ */
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const USAGE = `${ROOT}test/client-usage.virtual.ts`;
+const EXPORT_COMMAND = `${ROOT}src/cli/export.ts`;
+
+/** A market maker's program: a typed record, a submission, a listing read back. */
+const usage = `
+import { createReportsClient, type V2Record } from "../src/client/index.js";
+
+const record: V2Record = {
+  date: "2026-08-01", exchangeId: "binance", baseCoinId: "chainlink", quoteCoinId: "tether",
+  bidDepthTob: 1, bidDepth10: 1, bidDepth25: 1, bidDepth50: 1, bidDepth100: 1, bidDepth200: 1,
+  askDepthTob: 1, askDepth10: 1, askDepth25: 1, askDepth50: 1, askDepth100: 1, askDepth200: 1,
+  bidAskDepth50: 2, bidAskDepth100: 2, bidAskDepth200: 2, bidAskSpread: 0.1,
+  topOfBookPercentage: 50, orderFillVolumeMaker: 1, orderFillVolumeTaker: 1,
+  orderFillVolumeMakerTob: 1, instrumentType: "spot", type: "project",
+};
+
+export async function submitAndRead(): Promise<number | undefined> {
+  const client = createReportsClient({ url: "http://127.0.0.1:8080", key: "key" });
+  await client.POST("/api/v2/report", { body: { data: [record] } });
+  const page = await client.GET("/api/v1/reports", { params: { query: { baseCoinId: "chainlink" } } });
+  return page.data?.items[0]?.bidDepth50;
+}
+`;
+
+type Json = unknown;
+
+/** The document with field `from` called `to`: in every schema's properties and required list, and every parameter. */
+function renamed(document: Json, from: string, to: string): Json {
+  if (Array.isArray(document)) return document.map((item) => renamed(item, from, to));
+  if (typeof document !== "object" || document === null) return document;
+  const entries = Object.entries(document).map(([name, value]): [string, Json] => {
+    if (name === "properties" && typeof value === "object" && value !== null) {
+      const properties = Object.entries(value).map(([p, v]) => [p === from ? to : p, v]);
+      return [name, renamed(Object.fromEntries(properties), from, to)];
+    }
+    if ((name === "required" && Array.isArray(value)) || name === "name") {
+      const rename = (v: Json) => (v === from ? to : v);
+      return [name, Array.isArray(value) ? value.map(rename) : rename(value)];
+    }
+    return [name, renamed(value, from, to)];
+  });
+  return Object.fromEntries(entries);
+}
+
+/** TypeScript's errors for the usage above and the export command, with `generated` as the client's types. */
+function compileErrors(generated: string): string[] {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2023,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ["node"],
+  };
+  const host = ts.createCompilerHost(options);
+  const virtual = new Map([
+    [GENERATED_TYPES, generated],
+    [USAGE, usage],
+  ]);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (file) => virtual.has(file) || fileExists.call(host, file);
+  host.readFile = (file) => virtual.get(file) ?? readFile.call(host, file);
+  host.getSourceFile = (file, language, ...rest) => {
+    const text = virtual.get(file);
+    if (text === undefined) return getSourceFile.call(host, file, language, ...rest);
+    return ts.createSourceFile(file, text, language);
+  };
+  const program = ts.createProgram([USAGE, EXPORT_COMMAND], options, host);
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const file = diagnostic.file?.fileName.replace(ROOT, "") ?? "";
+    return `${file}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, " ")}`;
+  });
+}
+
+let document: Record<string, unknown>;
+beforeAll(async () => {
+  document = await openApiDocument();
+});
+
+describe("the typed client (trading-reports/client)", () => {
+  it("is exported as trading-reports/client: the build's JavaScript and declarations of src/client/index.ts", () => {
+    const json = (file: string) => JSON.parse(readFileSync(`${ROOT}${file}`, "utf8"));
+    const build = json("tsconfig.build.json").compilerOptions;
+    expect(build).toMatchObject({ declaration: true, rootDir: "src", outDir: "dist" });
+    expect(json("package.json").exports["./client"]).toEqual({
+      types: "./dist/client/index.d.ts",
+      default: "./dist/client/index.js",
+    });
+    expect(json("package.json").dependencies["openapi-fetch"]).toBeDefined();
+  });
+
+  it("has the types that the route schemas generate now (npm run generate:client)", async () => {
+    expect(readFileSync(GENERATED_TYPES, "utf8")).toBe(await clientTypes(document));
+  });
+
+  it("compiles a market maker's program and the export command against them", async () => {
+    expect(compileErrors(await clientTypes(document))).toEqual([]);
+  });
+
+  it("stops compiling a program that uses a record field renamed in the route schemas", async () => {
+    const types = await clientTypes(renamed(document, "bidDepth50", "bidDepth50Usd") as never);
+    expect(types).toContain("bidDepth50Usd: number;");
+    const errors = compileErrors(types);
+    expect(errors).toContainEqual(expect.stringMatching(/^test\/client-usage.*'bidDepth50'/));
+    expect(errors.every((error) => error.startsWith("test/client-usage"))).toBe(true);
+  });
+
+  it("stops compiling the export command when a listing filter is renamed", async () => {
+    const types = await clientTypes(renamed(document, "baseCoinId", "projectId") as never);
+    const errors = compileErrors(types);
+    expect(errors).toContainEqual(expect.stringMatching(/^src\/cli\/export\.ts: .*baseCoinId/));
+  });
+});
