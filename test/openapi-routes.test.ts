@@ -72,8 +72,8 @@ describe("the OpenAPI document generated from the routes", () => {
     const list = document.paths["/api/v1/reports"].get;
     for (const parameter of list.parameters) expect(parameter.description).toBeTruthy();
     const items = list.responses["200"].content["application/json"].schema.properties.items;
-    expect(items.items.$ref).toBe("#/components/schemas/Report");
-    const item = document.components.schemas.Report.properties;
+    expect(items.items.$ref).toBe("#/components/schemas/ListedReport");
+    const item = document.components.schemas.ListedReport.properties;
     expect(item.bidDepth50.description).toMatch(/USD/);
     expect(item.bidDepth50.description).toMatch(/50 bps/);
     expect(item.bidAskSpread.description).toMatch(/0\.5 means 0\.5 %/);

@@ -170,8 +170,9 @@ describe("the scorecard routes in the OpenAPI document", () => {
         "dateLte",
       ]);
       for (const parameter of get.parameters) expect(parameter.description).toBeTruthy();
-      for (const status of ["200", "400", "401"])
+      for (const status of ["200", "400"])
         expect(get.responses[status].content["application/json"].example).toBeDefined();
+      expect(get.responses["401"].$ref).toBe("#/components/responses/Unauthorized");
     }
   });
 });

@@ -67,6 +67,7 @@ export const reportPageSchema = z.object({
           ...reportItemSchema.shape,
         })
         .meta({
+          id: "ListedReport",
           description:
             "A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither",
         }),

@@ -153,13 +153,20 @@ const DOC = "openapi.json";
 
 const pointerSegment = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
-/** A CSV's header row must be the columns its schema's description lists. */
+/**
+ * A CSV's header row must be the columns its schema's description lists, after the leading
+ * columns it documents for some callers (project and operator keys), if any.
+ */
 function csvProblems(body: string, schema: Schema): string[] {
-  const listed = /Columns: ([^.]+)\./.exec(String(schema.description ?? ""))?.[1];
+  const description = String(schema.description ?? "");
+  const listed = /Columns: ([^.]+)\./.exec(description)?.[1];
   if (listed === undefined) return ["CSV columns are not documented"];
+  const leading = /Leading columns of [^:]+: ([^.]+)\./.exec(description)?.[1];
   const header = body.split("\r\n")[0] ?? "";
   const expected = listed.split(", ").join(",");
-  return header === expected ? [] : [`CSV header row ${header} is not ${expected}`];
+  const allowed = [expected];
+  if (leading !== undefined) allowed.push(`${leading.split(", ").join(",")},${expected}`);
+  return allowed.includes(header) ? [] : [`CSV header row ${header} is not ${expected}`];
 }
 
 export type AnswerChecks = {

@@ -10,6 +10,7 @@ import {
   MAX_V1_BATCH,
   MAX_V2_BATCH,
   type ReportCsvItem,
+  reportOrganizationShape,
   submissionBodySchema,
   submissionResultSchema,
   v1RecordSchema,
@@ -17,7 +18,12 @@ import {
 } from "../../schemas/report.js";
 import type { Services } from "../../services/index.js";
 import { prefersCsv } from "../negotiate.js";
-import { authenticatedErrors, bodyErrors, queryErrors } from "../openapi-responses.js";
+import {
+  authenticatedErrors,
+  bodyErrors,
+  errorResponses,
+  queryErrors,
+} from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
 
 const submission = {
@@ -51,6 +57,7 @@ function submissionSchema(version: SchemaVersion) {
         examples: [{ createdCount: 1, updatedCount: 0 }],
       }),
       ...bodyErrors,
+      403: errorResponses[403],
       ...authenticatedErrors,
     },
   };
@@ -75,7 +82,7 @@ const listSchema = {
         "application/json": { schema: reportPageSchema.meta({ examples: [exampleReportPage] }) },
         "text/csv": {
           schema: z.string().meta({
-            description: `RFC 4180 CSV: a header row, then one row per report. Columns: ${REPORT_CSV_COLUMNS.join(", ")}. Empty cells are nulls and absent fields.`,
+            description: `RFC 4180 CSV: a header row, then one row per report. Columns: ${REPORT_CSV_COLUMNS.join(", ")}. Leading columns of project and operator keys: ${Object.keys(reportOrganizationShape).join(", ")}. Empty cells are nulls and absent fields.`,
             examples: [exampleCsv],
           }),
         },
