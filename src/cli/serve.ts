@@ -55,10 +55,10 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       `try: curl -s -H 'Authorization: ${DEMO_API_KEY}' '${base}/api/v1/reports?pageSize=2'\n`,
     );
     io.stdout.write(
-      `demo project API key (reads every market maker's obligations for its coins): ${DEMO_PROJECT_API_KEY}\n`,
+      `demo project API key (reads every market maker's reports, obligations and scorecards for its coins): ${DEMO_PROJECT_API_KEY}\n`,
     );
     io.stdout.write(
-      `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/obligations'\n`,
+      `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
     );
   }
   await new Promise<void>((resolve) => {
