@@ -193,4 +193,22 @@ describe("obligation commands", () => {
       ).code,
     ).toBe(1);
   });
+
+  it("ends an engagement's open obligation with the engagement", async () => {
+    const set = await cli(
+      "obligation",
+      "set",
+      "globex",
+      "chainlink",
+      "--since",
+      "2025-01-01",
+      "--market",
+      "binance:tether:spot",
+    );
+    expect(set).toMatchObject({ code: 0 });
+    const end = await cli("engagement", "end", "globex", "chainlink", "--until", "2025-05-31");
+    expect(end.code).toBe(0);
+    const listed = JSON.parse((await cli("obligation", "list", "--org", "globex", "--json")).out);
+    expect(listed.map((p: { until: string | null }) => p.until)).toEqual(["2025-05-31"]);
+  });
 });

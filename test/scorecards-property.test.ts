@@ -82,6 +82,18 @@ async function build(world: World, org: string) {
     .insertInto("organizations")
     .values({ id: org, name: `Org ${org}` })
     .execute();
+  // Obligations count only inside an engagement: one covering every period here.
+  await db
+    .insertInto("engagements")
+    .values({
+      id: crypto.randomUUID(),
+      organization_id: org,
+      base_coin_id: "chainlink",
+      type: "project",
+      since: "2025-01-01",
+      until: null,
+    })
+    .execute();
   const markets = MARKETS.slice(0, world.marketCount);
   const split = addDays(FIRST, world.split);
   const periods = [

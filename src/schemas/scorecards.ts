@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EARLIEST_DATE } from "../domain/dates.js";
+import { EARLIEST_DATE, isCalendarDate } from "../domain/dates.js";
 import { KPI_NAMES } from "../domain/obligation.js";
 import { ELIGIBILITY_STATUSES, INSTRUMENT_TYPES } from "../domain/report.js";
 import { dateSchema, storedDate } from "./report.js";
@@ -12,10 +12,19 @@ export const DEFAULT_SCORECARD_DAYS = 30;
 /** The most market-days one /scorecards/daily answer holds (about 23 MB of JSON). */
 export const MAX_DAILY_ITEMS = 100_000;
 
-const scorecardDate = dateSchema.refine(
-  (date) => date >= EARLIEST_DATE,
-  `Date must not be before ${EARLIEST_DATE}`,
-);
+/** The last date a scorecard may cover: its deadline (the next day) must still be a date. */
+const LATEST_SCORECARD_DATE = "9998-12-31";
+
+// The bounds judge calendar dates only: anything else has its one problem from dateSchema.
+const scorecardDate = dateSchema
+  .refine(
+    (date) => !isCalendarDate(date) || date >= EARLIEST_DATE,
+    `Date must not be before ${EARLIEST_DATE}`,
+  )
+  .refine(
+    (date) => !isCalendarDate(date) || date <= LATEST_SCORECARD_DATE,
+    `Date must not be after ${LATEST_SCORECARD_DATE}`,
+  );
 
 /** Query of GET /api/v1/scorecards and /api/v1/scorecards/daily. Unknown parameters are ignored. */
 export const scorecardQuerySchema = z.object({

@@ -16,7 +16,7 @@ import { recomputeEligibility } from "./eligibility.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
-import { DEFAULT_REPORT_DEADLINE_UTC, getScorecards } from "./scorecards.js";
+import { getScorecards } from "./scorecards.js";
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input, zod3Messages);
@@ -72,11 +72,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     /** Scorecards of every obligation market (the operator's scope), as the API computes them. */
     scorecards: (query: unknown) =>
       getScorecards(
-        {
-          scorecards: stores.scorecards,
-          now,
-          deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
-        },
+        { scorecards: stores.scorecards, now, deadlineUtc: options.reportDeadlineUtc },
         { kind: "all" },
         parse(scorecardQuerySchema, query),
       ),
@@ -174,7 +170,12 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     ) {
       await requireOrganization(organizationId);
       parse(dateSchema, until);
-      const ended = await organizations.endEngagement(organizationId, baseCoinId, until);
+      const ended = await stores.transaction(async (tx) => {
+        const n = await tx.organizations.endEngagement(organizationId, baseCoinId, until);
+        // Its obligations end with it: a period lies inside its engagement (CONTRACT 4).
+        if (n > 0) await tx.obligations.end(organizationId, baseCoinId, until);
+        return n;
+      });
       if (ended === 0)
         throw new NotFoundError(
           `no engagement of '${organizationId}' for '${baseCoinId}' runs past ${until}`,

@@ -14,8 +14,8 @@ import type { Stores } from "../store/stores.js";
 
 export type ScorecardDeps = Pick<Stores, "scorecards"> & {
   now: () => Date;
-  /** `HH:MM` (UTC), REPORT_DEADLINE_UTC. */
-  deadlineUtc: string;
+  /** `HH:MM` (UTC), REPORT_DEADLINE_UTC; default DEFAULT_REPORT_DEADLINE_UTC. */
+  deadlineUtc?: string;
 };
 
 /** The deadline when none is configured (CONTRACT section 4). */
@@ -61,7 +61,7 @@ function filterOf(deps: ScorecardDeps, scope: ReadScope, query: ScorecardQuery):
     baseCoinId: query.baseCoinId,
     ...scorecardRange(query, now),
     now,
-    deadlineUtc: deps.deadlineUtc,
+    deadlineUtc: deps.deadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
   };
 }
 

@@ -72,16 +72,21 @@ const PERIOD_KPI_MASK = sql.raw(
 
 /**
  * `periods`: each obligation market of each period in scope that meets the range (numbered
- * `pm`), with the part of the range inside the period, the period's KPI thresholds and mask.
+ * `pm`), with the part of the range inside the period and its engagement, the period's KPI thresholds and mask.
  */
 export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
+  // A period counts only inside an engagement of its organization for the coin: one that
+  // outlived its engagement (ended later) owes nothing, and shows nothing, after it.
+  const firstDay = sql`greatest(o.since, e.since, ${f.dateGte}::date)`;
+  const lastDay = sql`least(coalesce(o.until, ${f.dateLte}::date), coalesce(e.until, ${f.dateLte}::date), ${f.dateLte}::date)`;
   return sql`periods as (
     select row_number() over () as pm, o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
-      greatest(o.since, ${f.dateGte}::date) as first_day,
-      least(coalesce(o.until, ${f.dateLte}::date), ${f.dateLte}::date) as last_day,
+      ${firstDay} as first_day, ${lastDay} as last_day,
       ${PERIOD_KPI_MASK} as kpi_mask, ${PERIOD_KPIS}
     from obligations o join obligation_markets m on m.obligation_id = o.id
-    where ${obligationWhere(f)}
+      join engagements e on e.organization_id = o.organization_id
+        and e.base_coin_id = o.base_coin_id
+    where ${obligationWhere(f)} and ${firstDay} <= ${lastDay}
   )`;
 }
 

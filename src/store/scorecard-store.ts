@@ -105,7 +105,10 @@ function scoring<T>(
       set_config('enable_sort', ${options.hashAggregate ? "off" : "on"}, true)`.execute(trx);
     return work(trx);
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  // Repeatable read: the KPI mask and the counts come from one snapshot.
+  return db.isTransaction
+    ? run(db)
+    : db.transaction().setIsolationLevel("repeatable read").execute(run);
 }
 
 const SPLIT_ABOVE_MARKET_DAYS = 20_000;
