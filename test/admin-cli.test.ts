@@ -1,37 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
-import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
 import { baseFixture } from "./helpers/fixture.js";
 
-let env: Record<string, string>;
-let dir: string;
-let dropDatabase: () => Promise<void> = async () => {};
+let cliDb: CliDatabase;
 
 /** Runs the CLI in-process against this file's database. */
-const cli = (...argv: string[]) => runCli(env, argv);
+const cli = (...argv: string[]) => cliDb.cli(...argv);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "admin-cli-"));
-  if (onPostgres) {
-    const database = await freshDatabase();
-    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
-    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
-    dropDatabase = () => database.close();
-    await database.db.destroy().catch(() => {});
-  } else {
-    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
-  }
-  writeFileSync(join(dir, "fixture.json"), JSON.stringify(baseFixture()));
-  expect((await cli("seed", join(dir, "fixture.json"))).code).toBe(0);
+  cliDb = await cliDatabase("admin-cli-");
+  expect((await cliDb.seed(baseFixture())).code).toBe(0);
 });
 
-afterAll(async () => {
-  await dropDatabase().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cliDb.close());
 
 describe("operator CLI", () => {
   it("creates and lists organizations, refusing duplicates and bad ids", async () => {
@@ -153,7 +136,7 @@ describe("operator CLI", () => {
   });
 
   it("imports market data and recomputes eligibility", async () => {
-    const file = join(dir, "markets.json");
+    const file = join(cliDb.dir, "markets.json");
     writeFileSync(
       file,
       JSON.stringify({
@@ -178,7 +161,7 @@ describe("operator CLI", () => {
   });
 
   it("imports a whole fixture file, leaving its organizations alone", async () => {
-    const file = join(dir, "whole-fixture.json");
+    const file = join(cliDb.dir, "whole-fixture.json");
     const fixture = baseFixture();
     fixture.organizations.push({ id: "umbrella", name: "Umbrella", apiKeys: [], engagements: [] });
     writeFileSync(file, JSON.stringify(fixture));
@@ -188,7 +171,7 @@ describe("operator CLI", () => {
   });
 
   it("lists every problem of an import, one per line, and stores nothing", async () => {
-    const file = join(dir, "bad-markets.json");
+    const file = join(cliDb.dir, "bad-markets.json");
     const market = {
       exchangeId: "binance_futures",
       baseCoinId: "aave",

@@ -1,36 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../src/cli/program.js";
-import { runCli } from "./helpers/cli.js";
-import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
 
-let env: Record<string, string>;
-let dir: string;
-let dropDatabase: () => Promise<void> = async () => {};
-const cli = (...argv: string[]) => runCli(env, argv);
+let cliDb: CliDatabase;
+const cli = (...argv: string[]) => cliDb.cli(...argv);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "cli-commands-"));
-  if (onPostgres) {
-    // An empty database (no migrations yet): `migrate` has something to apply.
-    const database = await freshDatabase({ migrated: false });
-    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
-    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
-    dropDatabase = () => database.close();
-    await database.db.destroy().catch(() => {});
-  } else {
-    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
-  }
+  // An empty database (no migrations yet): `migrate` has something to apply.
+  cliDb = await cliDatabase("cli-commands-", { migrated: false });
 });
 
-afterAll(async () => {
-  await dropDatabase().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cliDb.close());
 
 describe("migrate", () => {
   it("names the migrations it applied, then says the database is up to date", async () => {
@@ -47,7 +31,7 @@ describe("migrate", () => {
 
 describe("CLI exit codes", () => {
   it("returns each command's own code when commands run one after another in one process", async () => {
-    const failedSubmit = await cli("submit", join(dir, "records.csv"));
+    const failedSubmit = await cli("submit", join(cliDb.dir, "records.csv"));
     expect(failedSubmit.code).toBe(2);
     const migrated = await cli("migrate");
     expect(migrated.code).toBe(0);
@@ -71,7 +55,7 @@ describe("CLI exit codes", () => {
 
 describe("market-data import", () => {
   it("says it cannot read a missing file and exits 2, like seed", async () => {
-    const missing = join(dir, "missing.json");
+    const missing = join(cliDb.dir, "missing.json");
     const imported = await cli("market-data", "import", missing);
     expect(imported).toMatchObject({ code: 2, err: `error: cannot read ${missing}: ENOENT\n` });
     const seeded = await cli("seed", missing);

@@ -1,36 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.js";
-import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
 import { baseFixture } from "./helpers/fixture.js";
 
-let env: Record<string, string>;
-let dir: string;
-let dropDatabase: () => Promise<void> = async () => {};
+let cliDb: CliDatabase;
 
-const cli = (...argv: string[]) => runCli(env, argv);
+const cli = (...argv: string[]) => cliDb.cli(...argv);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "obligation-cli-"));
-  if (onPostgres) {
-    const database = await freshDatabase();
-    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
-    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
-    dropDatabase = () => database.close();
-    await database.db.destroy().catch(() => {});
-  } else {
-    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
-  }
-  writeFileSync(join(dir, "fixture.json"), JSON.stringify(baseFixture()));
-  expect((await cli("seed", join(dir, "fixture.json"))).code).toBe(0);
+  cliDb = await cliDatabase("obligation-cli-");
+  expect((await cliDb.seed(baseFixture())).code).toBe(0);
 });
 
-afterAll(async () => {
-  await dropDatabase().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cliDb.close());
 
 describe("obligation commands", () => {
   it("sets a period from options, lists it and ends it", async () => {
@@ -78,7 +61,7 @@ describe("obligation commands", () => {
 
   it("sets a period from --file", async () => {
     writeFileSync(
-      join(dir, "period.json"),
+      join(cliDb.dir, "period.json"),
       JSON.stringify({
         since: "2025-04-01",
         markets: [{ exchangeId: "binance_futures", quote: "tether", instrumentType: "perp" }],
@@ -91,7 +74,7 @@ describe("obligation commands", () => {
       "acme",
       "chainlink",
       "--file",
-      join(dir, "period.json"),
+      join(cliDb.dir, "period.json"),
     );
     expect(set).toMatchObject({ code: 0 });
     const listed = JSON.parse((await cli("obligation", "list", "--org", "acme", "--json")).out);

@@ -1,40 +1,21 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DatabaseConfig } from "../src/config.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
-import { runCli } from "./helpers/cli.js";
-import { freshDatabase, onPostgres } from "./helpers/database.js";
+import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
 import { baseFixture } from "./helpers/fixture.js";
 import { allMetrics, insertObligation, insertReports } from "./helpers/obligations.js";
 
 /** `trading-reports scorecard`: the operator's scorecards on the command line. */
-let env: Record<string, string>;
-let dir: string;
-let dropDatabase: () => Promise<void> = async () => {};
-const cli = (...argv: string[]) => runCli(env, argv);
+let cliDb: CliDatabase;
+const cli = (...argv: string[]) => cliDb.cli(...argv);
 
 const market = { exchangeId: "binance", quote: "tether", instrumentType: "spot" as const };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "scorecard-cli-"));
-  let config: DatabaseConfig;
-  if (onPostgres) {
-    const database = await freshDatabase({ migrated: false });
-    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
-    config = database.config;
-    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
-    dropDatabase = () => database.close();
-    await database.db.destroy().catch(() => {});
-  } else {
-    config = { kind: "pglite", dataDir: join(dir, "data") };
-    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
-  }
-  const database = await openDatabase(config);
+  cliDb = await cliDatabase("scorecard-cli-", { migrated: false });
+  const database = await openDatabase(cliDb.config);
   await migrate(database.db);
   await loadFixture(createStores(database.db), baseFixture(), new Date());
   await insertObligation(database.db, {
@@ -57,10 +38,7 @@ beforeAll(async () => {
   await database.close();
 });
 
-afterAll(async () => {
-  await dropDatabase().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cliDb.close());
 
 const RANGE = ["--from", "2026-03-01", "--to", "2026-03-04"];
 

@@ -1,18 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Fixture } from "../../src/schemas/fixture.js";
 import { createOrganizationStore } from "../../src/store/organization-store.js";
-import { runCli } from "../helpers/cli.js";
-import { freshDatabase, onPostgres } from "../helpers/database.js";
+import { type CliDatabase, cliDatabase } from "../helpers/cli.js";
+import { freshDatabase } from "../helpers/database.js";
 import { baseFixture } from "../helpers/fixture.js";
 
-let env: Record<string, string>;
-let dir: string;
-let dropDatabase: () => Promise<void> = async () => {};
-const cli = (...argv: string[]) => runCli(env, argv);
+let cliDb: CliDatabase;
+const cli = (...argv: string[]) => cliDb.cli(...argv);
 
 const PARTNER_KEYS = [
   "partner-key-alpha-1-0123456789abcdef",
@@ -20,22 +17,13 @@ const PARTNER_KEYS = [
 ];
 
 function seedFile(name: string, fixture: Fixture): string {
-  const file = join(dir, name);
+  const file = join(cliDb.dir, name);
   writeFileSync(file, JSON.stringify(fixture));
   return file;
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "api-keys-"));
-  if (onPostgres) {
-    const database = await freshDatabase();
-    if (database.config.kind !== "postgres") throw new Error("expected PostgreSQL");
-    env = { DATABASE_URL: database.config.url, LOG_LEVEL: "silent" };
-    dropDatabase = () => database.close();
-    await database.db.destroy().catch(() => {});
-  } else {
-    env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "silent" };
-  }
+  cliDb = await cliDatabase("api-keys-");
   const fixture = baseFixture();
   fixture.organizations.push({
     id: "partner",
@@ -43,13 +31,10 @@ beforeAll(async () => {
     apiKeys: PARTNER_KEYS,
     engagements: [],
   });
-  expect((await cli("seed", seedFile("fixture.json", fixture))).code).toBe(0);
+  expect((await cliDb.seed(fixture)).code).toBe(0);
 });
 
-afterAll(async () => {
-  await dropDatabase().catch(() => {});
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => cliDb.close());
 
 type ListedKey = { id: string; prefix: string; label: string; revokedAt: string | null };
 const listKeys = async (org: string): Promise<ListedKey[]> =>
