@@ -4,7 +4,7 @@ import { buildApp } from "./app.js";
 
 /**
  * The OpenAPI document the server serves at /openapi.json, built without a database: the
- * routes' declarations make it, no handler runs, so every service is a stub that throws.
+ * routes' declarations make it and no handler runs, so every service refuses to be called.
  * `npm run generate:client` types the client from it; `npm run openapi` writes it for the
  * linters. It depends on the routes and the configuration (PUBLIC_URL,
  * MAX_PROBLEMS_PER_RESPONSE), never on data.

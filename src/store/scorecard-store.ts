@@ -111,6 +111,7 @@ function scoring<T>(
     : db.transaction().setIsolationLevel("repeatable read").execute(run);
 }
 
+/** Below this many market-days a scope runs whole: the extra round trips cost more. */
 const SPLIT_ABOVE_MARKET_DAYS = 20_000;
 
 const isEmpty = (f: ScorecardFilter) =>
@@ -120,13 +121,12 @@ const isEmpty = (f: ScorecardFilter) =>
  * Scorecards computed in the database (CONTRACT section 4): see `scoredDays` for how each day
  * is judged. Only the aggregate rows (one per obligation market) or the day rows leave it.
  */
-export function createScorecardStore(db: Kysely<Tables>, options: { parallelism?: number } = {}) {
+export function createScorecardStore(
+  db: Kysely<Tables>,
+  options: { parallelism?: number; splitAboveMarketDays?: number } = {},
+) {
+  const splitAbove = options.splitAboveMarketDays ?? SPLIT_ABOVE_MARKET_DAYS;
   const parallelism = db.isTransaction ? 1 : (options.parallelism ?? 1);
-  /** Whether a scope is worth splitting: below this, the extra round trips cost more. */
-  const isLarge = async (filter: ScorecardFilter) => {
-    const summary = await periodSummary(filter).execute(db);
-    return (summary.rows[0]?.n ?? 0) > SPLIT_ABOVE_MARKET_DAYS;
-  };
   return {
     /**
      * One row per obligation market, ordered by organization, coin, exchange, quote, type.
@@ -137,25 +137,25 @@ export function createScorecardStore(db: Kysely<Tables>, options: { parallelism?
      */
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
       if (isEmpty(filter)) return [];
-      if (parallelism > 1 && filter.organizationIds === undefined && (await isLarge(filter))) {
+      const splittable = parallelism > 1 && filter.organizationIds === undefined;
+      const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
+      // The period summary decides both the KPIs judged and whether to split: read once.
+      const result = await scoring(db, { hashAggregate: true }, async (trx) => {
+        const summary = (await periodSummary(filter).execute(trx)).rows[0];
+        if (splittable && (summary?.n ?? 0) > splitAbove) return undefined;
+        return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0).execute(trx);
+      });
+      if (result === undefined) {
         const owing = await owingOrganizations(filter).execute(db);
         const shares = consecutiveShares(
           owing.rows.map((r) => r.organization_id),
           parallelism,
         );
-        if (shares.length > 1) {
-          const parts = await Promise.all(
-            shares.map((organizationIds) => this.markets({ ...filter, organizationIds })),
-          );
-          return parts.flat();
-        }
+        const parts = await Promise.all(
+          shares.map((organizationIds) => this.markets({ ...filter, organizationIds })),
+        );
+        return parts.flat();
       }
-      const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-      const result = await scoring(db, { hashAggregate: true }, async (trx) => {
-        const summary = await periodSummary(filter).execute(trx);
-        const kpiMask = summary.rows[0]?.kpi_mask ?? 0;
-        return marketScorecards(filter, lastDue, kpiMask).execute(trx);
-      });
       return (result.rows as AggregateRow[]).map((row) => ({
         ...marketOf(row),
         daysDue: Number(row.due),

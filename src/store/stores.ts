@@ -39,7 +39,10 @@ export type Stores = {
  * `parallelism`: how many connections one request may use at once (1 for PGlite's single
  * connection; a share of the pool for PostgreSQL), for queries that split their work.
  */
-export function createStores(db: Kysely<Tables>, options: { parallelism?: number } = {}): Stores {
+export function createStores(
+  db: Kysely<Tables>,
+  options: { parallelism?: number; splitAboveMarketDays?: number } = {},
+): Stores {
   return {
     organizations: createOrganizationStore(db),
     obligations: createObligationStore(db),

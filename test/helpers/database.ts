@@ -38,8 +38,9 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   return {
     ...database,
     config,
-    // Split queries run split here too (as a server's pool runs them), so tests cover it.
-    stores: createStores(database.db, { parallelism: 4 }),
+    // Split queries run split here, even small ones (a server splits only large scopes), so
+    // tests cover the split.
+    stores: createStores(database.db, { parallelism: 4, splitAboveMarketDays: 0 }),
     async close() {
       await database.close();
       await admin(adminUrl, `drop database if exists ${name} with (force)`);
