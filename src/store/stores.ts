@@ -10,6 +10,7 @@ import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
+import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
 
 /**
  * Every store over one database handle: the pool, or one transaction. Services receive this
@@ -26,6 +27,8 @@ export type Stores = {
   scopedListing: ScopedReportListing;
   eligibility: EligibilityStore;
   scorecards: ScorecardStore;
+  /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
+  webhookEvents: WebhookEventStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -52,6 +55,7 @@ export function createStores(
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
+    webhookEvents: createWebhookEventStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

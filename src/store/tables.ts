@@ -66,6 +66,40 @@ export type Tables = {
     updated_count: number;
     submitted_at: Generated<Date>;
   };
+  webhooks: {
+    id: string;
+    organization_id: string;
+    url: string;
+    events: string[];
+    description: string | null;
+    secret: string;
+    disabled: Generated<boolean>;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+  };
+  webhook_events: {
+    id: string;
+    type: string;
+    organization_id: string;
+    base_coin_id: string | null;
+    webhook_id: string | null;
+    data: unknown;
+    occurred_at: Date;
+    dedup_key: string | null;
+    created_at: Generated<Date>;
+  };
+  webhook_deliveries: {
+    id: string;
+    webhook_id: string;
+    event_id: string;
+    status: Generated<string>;
+    attempts: Generated<number>;
+    next_attempt_at: Date | null;
+    last_attempt_at: Date | null;
+    last_status_code: number | null;
+    last_error: string | null;
+    created_at: Generated<Date>;
+  };
   reports: ReportRow;
   report_versions: Record<string, unknown> & { id: Generated<number>; report_id: number };
 };

@@ -1,0 +1,73 @@
+import { randomUUID } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import {
+  isOwnOrganizationOnly,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEvent,
+} from "../domain/webhook-event.js";
+import { textArrayLiteral } from "./pg-arrays.js";
+import type { Tables } from "./tables.js";
+
+/**
+ * Records events and, in the same statement, queues one delivery per subscribed endpoint that
+ * may hear of each: the concerned organization's, the projects' owning the event's coin and
+ * the operators' (only the organization's own for `submission.rejected`; only the named
+ * endpoint for `webhook.test`). Disabled endpoints get nothing. An event whose `dedupKey` was
+ * recorded before is skipped, deliveries included. Run it inside the transaction of the change
+ * that raised the events, so that both commit or neither does.
+ */
+export function createWebhookEventStore(db: Kysely<Tables>) {
+  return {
+    /** Returns how many events were new (recorded, whatever their number of deliveries). */
+    async publish(events: readonly WebhookEvent[], now: Date): Promise<number> {
+      if (events.length === 0) return 0;
+      const column = <T>(pick: (e: WebhookEvent) => T) => events.map(pick);
+      const result = await sql<{ recorded: number }>`
+        with new_events as (
+          insert into webhook_events
+            (id, type, organization_id, base_coin_id, webhook_id, data, occurred_at, dedup_key,
+             created_at)
+          select e.id, e.type, e.organization_id, e.base_coin_id, e.webhook_id, e.data::json,
+                 e.occurred_at, e.dedup_key, ${now}
+          from unnest(
+            ${textArrayLiteral(column(() => randomUUID()))}::uuid[],
+            ${textArrayLiteral(column((e) => e.type))}::text[],
+            ${textArrayLiteral(column((e) => e.organizationId))}::text[],
+            ${textArrayLiteral(column((e) => e.baseCoinId))}::text[],
+            ${textArrayLiteral(column((e) => e.webhookId ?? null))}::uuid[],
+            ${textArrayLiteral(column((e) => JSON.stringify(e.data)))}::text[],
+            ${textArrayLiteral(column((e) => e.occurredAt.toISOString()))}::timestamptz[],
+            ${textArrayLiteral(column((e) => e.dedupKey))}::text[]
+          ) as e(id, type, organization_id, base_coin_id, webhook_id, data, occurred_at,
+                 dedup_key)
+          on conflict (dedup_key) do nothing
+          returning id, type, organization_id, base_coin_id, webhook_id
+        ),
+        queued as (
+          insert into webhook_deliveries (id, webhook_id, event_id, next_attempt_at, created_at)
+          select gen_random_uuid(), w.id, e.id, ${now}, ${now}
+          from new_events e
+          join webhooks w on not w.disabled and (e.webhook_id is not null
+            or w.events @> array[e.type] or w.events @> array['*'])
+          join organizations o on o.id = w.organization_id
+          where case
+            when e.webhook_id is not null then w.id = e.webhook_id
+            when w.organization_id = e.organization_id then true
+            when e.type = any(${textArrayLiteral(OWN_ONLY)}::text[]) then false
+            when o.kind = 'operator' then true
+            when o.kind = 'project' then exists (
+              select 1 from organization_coins c
+              where c.organization_id = o.id and c.base_coin_id = e.base_coin_id)
+            else false
+          end
+          returning 1
+        )
+        select (select count(*) from new_events)::int as recorded`.execute(db);
+      return result.rows[0]?.recorded ?? 0;
+    },
+  };
+}
+
+export type WebhookEventStore = ReturnType<typeof createWebhookEventStore>;
+
+const OWN_ONLY = WEBHOOK_EVENT_TYPES.filter(isOwnOrganizationOnly);
