@@ -44,6 +44,11 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
             "How each obligation market was kept: days due, reported, missing, late, eligible and met, and day by day",
         },
         {
+          name: "webhooks",
+          description:
+            "Subscriptions to events (report missing, late, KPI missed…), signed per Standard Webhooks, with their delivery logs",
+        },
+        {
           name: "reference data",
           description:
             "Projects, exchanges and markets to check a report against before submitting",

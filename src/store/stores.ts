@@ -10,7 +10,9 @@ import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
+import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
+import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
  * Every store over one database handle: the pool, or one transaction. Services receive this
@@ -29,6 +31,10 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Subscribed endpoints and their delivery logs. */
+  webhooks: WebhookStore;
+  /** The queue of deliveries the delivery job works through. */
+  webhookDeliveries: WebhookDeliveryStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -56,6 +62,8 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    webhooks: createWebhookStore(db),
+    webhookDeliveries: createWebhookDeliveryStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
