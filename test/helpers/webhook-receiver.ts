@@ -67,7 +67,7 @@ export function verified(secret: string, request: Received) {
 
 /** Resolves once `condition` holds (checked every 50 ms), else fails after `ms`. */
 export async function eventually<T>(
-  condition: () => T | Promise<T>,
+  condition: () => T | false | undefined | Promise<T | false | undefined>,
   what: string,
   ms = 20_000,
 ): Promise<T> {
