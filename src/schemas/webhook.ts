@@ -78,7 +78,6 @@ export const webhookSchema = z
     createdAt: timestamp("When it was created"),
   })
   .meta({ id: "Webhook" });
-export type WebhookItem = z.infer<typeof webhookSchema>;
 
 export const createdWebhookSchema = webhookSchema.extend({
   secret: z
@@ -124,7 +123,6 @@ const deliverySchema = z
     nextAttemptAt: timestamp("When the next attempt is due (pending only)").nullable(),
   })
   .meta({ id: "WebhookDelivery" });
-export type DeliveryItem = z.infer<typeof deliverySchema>;
 
 export const deliveriesResponseSchema = z.object({
   page: wholeNumber().meta({ description: "This page's number, from 1" }),
@@ -132,6 +130,3 @@ export const deliveriesResponseSchema = z.object({
   totalCount: wholeNumber().meta({ description: "Deliveries matching the filter" }),
   items: z.array(deliverySchema).max(500).meta({ description: "Newest first" }),
 });
-export type DeliveriesResponse = z.infer<typeof deliveriesResponseSchema>;
-
-export { MAX_ERROR_LENGTH as MAX_DELIVERY_ERROR_LENGTH };

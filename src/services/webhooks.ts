@@ -142,5 +142,3 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
     },
   };
 }
-
-export type WebhookServices = ReturnType<typeof createWebhookServices>;
