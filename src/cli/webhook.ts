@@ -13,23 +13,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
  * the same service (and the same checks) as the organization's own API key.
  */
 export function registerWebhookCommands(program: Command, io: Io, withSystem: WithSystem): void {
-  const run =
-    <T>(
-      work: (system: System, args: string[], opts: Options) => Promise<T>,
-      print: (r: T) => string,
-    ) =>
-    async (...actionArgs: unknown[]) => {
-      const command = actionArgs.at(-1) as Command;
-      const opts = command.opts() as Options;
-      const result = await withSystem(async (system) => {
-        const organizationId = command.args[0] ?? "";
-        if ((await system.stores.organizations.organization(organizationId)) === undefined)
-          throw new NotFoundError(`organization '${organizationId}' does not exist`);
-        return work(system, command.args.map(String), opts);
-      });
-      io.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result)}\n`);
-    };
-
+  const run = runner(io, withSystem);
   const webhook = program
     .command("webhook")
     .description("webhook endpoints of organizations (signed event notifications)");
@@ -81,6 +65,25 @@ export function registerWebhookCommands(program: Command, io: Io, withSystem: Wi
       (r) => `deleted webhook ${r.deleted}`,
     ),
   );
+}
+
+/** An action: the organization named first must exist; the result printed, or as JSON. */
+function runner(io: Io, withSystem: WithSystem) {
+  return <T>(
+    work: (system: System, args: string[], opts: Options) => Promise<T>,
+    print: (r: T) => string,
+  ) =>
+    async (...actionArgs: unknown[]) => {
+      const command = actionArgs.at(-1) as Command;
+      const opts = command.opts() as Options;
+      const result = await withSystem(async (system) => {
+        const organizationId = command.args[0] ?? "";
+        if ((await system.stores.organizations.organization(organizationId)) === undefined)
+          throw new NotFoundError(`organization '${organizationId}' does not exist`);
+        return work(system, command.args.map(String), opts);
+      });
+      io.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result)}\n`);
+    };
 }
 
 function table(rows: string[][]): string {

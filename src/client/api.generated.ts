@@ -3184,7 +3184,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The webhook */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3196,6 +3196,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "url": "https://hooks.example.com/trading-reports",
+                     *       "events": [
+                     *         "report.missing",
+                     *         "kpi.missed"
+                     *       ],
+                     *       "description": "Alerts to the ops channel",
+                     *       "disabled": false,
+                     *       "createdAt": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -3443,7 +3456,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The webhook as changed */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3455,6 +3468,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "url": "https://hooks.example.com/trading-reports",
+                     *       "events": [
+                     *         "report.missing",
+                     *         "kpi.missed"
+                     *       ],
+                     *       "description": "Alerts to the ops channel",
+                     *       "disabled": false,
+                     *       "createdAt": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -3649,7 +3675,17 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "queued"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "queued";
+                    };
+                };
             };
             401: components["responses"]["Unauthorized"];
             /** @description No webhook with this id in the caller's organization */
@@ -3785,7 +3821,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the delivery log */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3797,6 +3833,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "totalPages": 1,
+                     *       "totalCount": 1,
+                     *       "items": [
+                     *         {
+                     *           "id": "9b2c7e4a-3f1d-4c55-8e0b-2d6f7a1c9e30",
+                     *           "eventType": "kpi.missed",
+                     *           "createdAt": "2026-11-23T12:00:01.000Z",
+                     *           "status": "pending",
+                     *           "attempts": 2,
+                     *           "lastAttemptAt": "2026-11-23T12:05:07.000Z",
+                     *           "lastStatusCode": 503,
+                     *           "lastError": "HTTP 503: upstream unavailable",
+                     *           "nextAttemptAt": "2026-11-23T12:35:07.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: int64
@@ -3960,7 +4016,17 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "queued"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "queued";
+                    };
+                };
             };
             401: components["responses"]["Unauthorized"];
             /** @description No such webhook or delivery */

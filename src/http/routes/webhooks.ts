@@ -37,7 +37,8 @@ const disabled = {
     "Webhook is disabled: enable it (PATCH disabled: false) first",
   ),
 };
-const accepted = (description: string) => z.undefined().meta({ description });
+const accepted = (description: string) =>
+  z.object({ status: z.literal("queued") }).meta({ description, examples: [{ status: "queued" }] });
 const noContent = z.undefined().meta({ description: "Deleted: nothing more is sent to it" });
 
 const exampleWebhook = {
@@ -47,6 +48,18 @@ const exampleWebhook = {
   description: "Alerts to the ops channel",
   disabled: false,
   createdAt: "2026-11-23T09:30:00.000Z",
+};
+
+const exampleDelivery = {
+  id: "9b2c7e4a-3f1d-4c55-8e0b-2d6f7a1c9e30",
+  eventType: "kpi.missed",
+  createdAt: "2026-11-23T12:00:01.000Z",
+  status: "pending",
+  attempts: 2,
+  lastAttemptAt: "2026-11-23T12:05:07.000Z",
+  lastStatusCode: 503,
+  lastError: "HTTP 503: upstream unavailable",
+  nextAttemptAt: "2026-11-23T12:35:07.000Z",
 };
 
 const create = {
@@ -94,7 +107,11 @@ const show = {
   description: "An endpoint of the caller's organization (without its secret).",
   tags,
   params: webhookParamsSchema,
-  response: { 200: webhookSchema, ...notFound, ...authenticatedErrors },
+  response: {
+    200: webhookSchema.meta({ description: "The webhook", examples: [exampleWebhook] }),
+    ...notFound,
+    ...authenticatedErrors,
+  },
 };
 
 const update = {
@@ -105,7 +122,12 @@ const update = {
   tags,
   params: webhookParamsSchema,
   body: webhookPatchSchema,
-  response: { 200: webhookSchema, ...bodyErrors, ...notFound, ...authenticatedErrors },
+  response: {
+    200: webhookSchema.meta({ description: "The webhook as changed", examples: [exampleWebhook] }),
+    ...bodyErrors,
+    ...notFound,
+    ...authenticatedErrors,
+  },
 };
 
 const remove = {
@@ -140,7 +162,15 @@ const deliveries = {
   tags,
   params: webhookParamsSchema,
   querystring: deliveriesQuerySchema,
-  response: { 200: deliveriesResponseSchema, ...queryErrors, ...notFound, ...authenticatedErrors },
+  response: {
+    200: deliveriesResponseSchema.meta({
+      description: "One page of the delivery log",
+      examples: [{ page: 1, totalPages: 1, totalCount: 1, items: [exampleDelivery] }],
+    }),
+    ...queryErrors,
+    ...notFound,
+    ...authenticatedErrors,
+  },
 };
 
 const retry = {
@@ -180,7 +210,7 @@ export function webhookRoutes(services: Services) {
     });
     app.post("/api/v1/webhooks/:id/test", { schema: test }, async (request, reply) => {
       await hooks.test(org(request), request.params.id);
-      return reply.code(202).send();
+      return reply.code(202).send({ status: "queued" as const });
     });
     app.get("/api/v1/webhooks/:id/deliveries", { schema: deliveries }, (request) =>
       hooks.deliveries(org(request), request.params.id, request.query),
@@ -190,7 +220,7 @@ export function webhookRoutes(services: Services) {
       { schema: retry },
       async (request, reply) => {
         await hooks.retry(org(request), request.params.id, request.params.deliveryId);
-        return reply.code(202).send();
+        return reply.code(202).send({ status: "queued" as const });
       },
     );
   };
