@@ -56,6 +56,8 @@ const environmentSchema = z.object({
     .string()
     .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
     .default("12:00"),
+  // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
+  WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
 });
 
 export type Config = {
@@ -67,6 +69,7 @@ export type Config = {
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
+  webhookEventsPollMs: number;
 };
 
 export type DatabaseConfig =
@@ -142,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keyType: e.COINGECKO_KEY_TYPE,
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
+    webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
   };
 }
 

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
 import { type AppOptions, buildApp } from "./http/app.js";
+import { createWebhookEventProducer } from "./jobs/webhook-event-producer.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
@@ -56,6 +57,12 @@ export async function createSystem(
     services,
     admin,
     http,
+    /** Raises report.missing, report.late and kpi.missed; `serve` starts and stops it. */
+    webhookEventProducer: createWebhookEventProducer(stores, {
+      deadlineUtc: config.reportDeadlineUtc,
+      pollMs: config.webhookEventsPollMs,
+      now,
+    }),
     close: () => database.close(),
   };
 }

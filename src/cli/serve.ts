@@ -47,6 +47,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  system.webhookEventProducer.start((err) => app.log.error({ err }, "webhook events pass failed"));
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
   if (options.demo) {
@@ -66,6 +67,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
       await app.close(); // stops accepting, lets requests in flight finish
+      await system.webhookEventProducer.stop();
       await system.close();
       resolve();
     };

@@ -11,6 +11,7 @@ import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
+import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
 
 /**
  * Every store over one database handle: the pool, or one transaction. Services receive this
@@ -29,6 +30,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** The cursors and kept outcomes of the job deriving events from stored data. */
+  webhookProducer: WebhookProducerStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -56,6 +59,7 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    webhookProducer: createWebhookProducerStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
