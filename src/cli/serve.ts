@@ -48,6 +48,19 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   system.webhookEventProducer.start((err) => app.log.error({ err }, "webhook events pass failed"));
+  // Handlers first: a supervisor may send SIGTERM as soon as it reads the line below.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      await app.close(); // stops accepting, lets requests in flight finish
+      await system.webhookEventProducer.stop();
+      await system.close();
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
   if (options.demo) {
@@ -62,18 +75,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
     );
   }
-  await new Promise<void>((resolve) => {
-    const stop = async () => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      await app.close(); // stops accepting, lets requests in flight finish
-      await system.webhookEventProducer.stop();
-      await system.close();
-      resolve();
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+  await stopped;
 }
 
 /**

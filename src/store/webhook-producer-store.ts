@@ -7,6 +7,7 @@ import type { Tables } from "./tables.js";
 
 // Any constant will do; it only has to be the same in every process of this service.
 const PRODUCER_LOCK_ID = 727_011;
+const MAX_HOLE_SPAN = 100_000;
 
 /** Where the producer stands (migration 011 explains each field). */
 export type ProducerState = {
@@ -114,8 +115,11 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
       const last = r.rows.at(-1);
       if (last === undefined) return { days: [], last: seen };
       const ids = r.rows.map((row) => row.id);
+      // Writers in flight hold at most a few batches' ids each; a wider gap is a jump of the
+      // sequence (a restore, say), not versions to wait for.
+      const from = Math.max(seen + 1, Number(last.id) - MAX_HOLE_SPAN);
       await sql`insert into webhook_version_holes (id, noted_xmax)
-        select g.id, ${last.xmax}::bigint from generate_series(${seen + 1}::bigint, ${last.id}::bigint) as g(id)
+        select g.id, ${last.xmax}::bigint from generate_series(${from}::bigint, ${last.id}::bigint) as g(id)
         where g.id <> all(${textArrayLiteral(ids.map(String))}::bigint[])
         on conflict do nothing`.execute(db);
       return { days: r.rows.map(touched), last: Number(last.id) };
@@ -128,7 +132,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
      * draws a version id: a writer of a hole had an id below the noted xmax.
      */
     async filledHoles(): Promise<TouchedDay[]> {
-      const r = await sql<VersionRow & { done: boolean }>`
+      const r = await sql<VersionRow>`
         with snapshot as materialized (
           select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin
         ),
@@ -141,8 +145,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
           delete from webhook_version_holes h using checked c
           where h.id = c.id and (c.filled or c.ended)
         )
-        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date,
-          true as done
+        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date
         from checked c join report_versions v on v.id = c.id join reports r on r.id = v.report_id
         where c.filled`.execute(db);
       return r.rows.map(touched);
