@@ -41,7 +41,9 @@ describe("serve and the webhook event producer", () => {
         onPostgres && adminUrl !== undefined ? await createDatabase(adminUrl) : undefined;
       try {
         const dataDir = join(dir, "data");
-        const env = postgres ? { DATABASE_URL: postgres.url } : { DATA_DIR: dataDir };
+        const env: Record<string, string> = postgres
+          ? { DATABASE_URL: postgres.url }
+          : { DATA_DIR: dataDir };
         const server = await startServer({ seedFile, env });
         await stopServer(server);
         expect(await server.exited).toEqual({ code: 0, signal: null });
