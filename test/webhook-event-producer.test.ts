@@ -87,7 +87,9 @@ const brief = (list: Sent[]) => list.map((e) => `${e.type} ${e.quote} ${e.date}`
 beforeAll(async () => {
   t = await startTestApp({ fixture: accountabilityFixture(), now: () => clock });
   await createObligationAdmin(t.database.stores).set("acme", "chainlink", OBLIGATION);
-  for (const org of ["acme", "chainlink-labs", "uniswap-labs", "platform"]) await subscribe(org);
+  for (const org of ["acme", "globex", "chainlink-labs", "uniswap-labs", "platform"]) {
+    await subscribe(org);
+  }
   producer = newProducer();
   // On time for 2026-03-02 (kraken's never comes).
   await submit("2026-03-03T09:00:00Z", [v2Record({ date: "2026-03-02" })]);
@@ -116,7 +118,7 @@ describe("webhook events derived from stored data", () => {
     });
   });
 
-  it("sends a market maker's event to it, the project owning the coin and operators only", async () => {
+  it("sends a market maker's event to it, the project owning the coin and operators, no one else", async () => {
     const rows = await t.database.db
       .selectFrom("webhook_deliveries")
       .select("webhook_id")
@@ -243,46 +245,92 @@ describe("webhook events derived from stored data", () => {
   it.runIf(onPostgres)(
     "judges a version whose transaction committed after a later one was seen",
     async () => {
-      const second = await openDatabase(t.database.config);
+      const slow = await correctionInFlight();
       try {
-        let commit = () => {};
-        const committed = new Promise<void>((resolve) => {
-          commit = resolve;
-        });
-        let written = () => {};
-        const inFlight = new Promise<void>((resolve) => {
-          written = resolve;
-        });
-        // A correction of 03-03's tether report, held open while a later version commits.
-        const slow = second.db.transaction().execute(async (trx) => {
-          await sql`update reports set bid_depth_200 = 100, bid_ask_spread = 0.9 where organization_id = 'acme'
-            and date = '2026-03-03' and quote_key = 'tether'`.execute(trx);
-          await sql`insert into report_versions (report_id, submission_id, schema_version,
-              bid_depth_50, bid_depth_100, bid_depth_200, ask_depth_50, ask_depth_100,
-              ask_depth_200, bid_ask_depth_50, bid_ask_depth_100, bid_ask_depth_200,
-              bid_ask_spread, order_fill_volume_maker, order_fill_volume_taker)
-            select id, gen_random_uuid(), schema_version, bid_depth_50, bid_depth_100,
-              bid_depth_200, ask_depth_50, ask_depth_100, ask_depth_200, bid_ask_depth_50,
-              bid_ask_depth_100, bid_ask_depth_200, bid_ask_spread, order_fill_volume_maker,
-              order_fill_volume_taker
-            from reports where organization_id = 'acme' and date = '2026-03-03'
-              and quote_key = 'tether'`.execute(trx);
-          written();
-          await committed;
-        });
-        await inFlight;
         await submit("2026-03-08T14:00:00Z", [v2Record({ date: "2026-03-07" })]);
         await run("2026-03-08T14:00:10Z");
         const before = (await events("kpi.missed")).length;
-        commit();
-        await slow;
+        await slow.end("commit");
         await run("2026-03-08T14:01:00Z");
         const missed = (await events("kpi.missed")).slice(before);
         expect(brief(missed)).toEqual(["kpi.missed tether 2026-03-03"]);
         expect(missed[0]?.data.failedKpis).toEqual(["minBidDepth200", "maxBidAskSpread"]);
       } finally {
-        await second.close();
+        await slow.close();
       }
     },
   );
+
+  it.runIf(onPostgres)("forgets the id of a version whose transaction rolled back", async () => {
+    const slow = await correctionInFlight();
+    try {
+      await submit("2026-03-08T15:00:00Z", [v2Record({ date: "2026-03-07", ...KRAKEN_USD })]);
+      await run("2026-03-08T15:00:10Z");
+      expect(await holes()).toBe(1);
+      await slow.end("rollback");
+      await run("2026-03-08T15:01:00Z");
+      expect(await holes()).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
 });
+
+async function holes(): Promise<number> {
+  const r = await sql<{ n: number }>`
+    select count(*)::int as n from webhook_version_holes`.execute(t.database.db);
+  return r.rows[0]?.n ?? 0;
+}
+
+/**
+ * A correction of 03-03's tether report (below two KPIs), written on a connection of its own
+ * in a transaction held open until `end`: its version id is drawn before later ones commit.
+ */
+async function correctionInFlight() {
+  const second = await openDatabase(t.database.config);
+  let finish: (how: "commit" | "rollback") => void = () => {};
+  const decided = new Promise<"commit" | "rollback">((resolve) => {
+    finish = resolve;
+  });
+  let written = () => {};
+  const inFlight = new Promise<void>((resolve) => {
+    written = resolve;
+  });
+  const transaction = second.db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`update reports set bid_depth_200 = 100, bid_ask_spread = 0.9
+        where organization_id = 'acme' and date = '2026-03-03' and quote_key = 'tether'`.execute(
+        trx,
+      );
+      await sql`insert into report_versions (report_id, submission_id, schema_version,
+          bid_depth_50, bid_depth_100, bid_depth_200, ask_depth_50, ask_depth_100,
+          ask_depth_200, bid_ask_depth_50, bid_ask_depth_100, bid_ask_depth_200,
+          bid_ask_spread, order_fill_volume_maker, order_fill_volume_taker)
+        select id, gen_random_uuid(), schema_version, bid_depth_50, bid_depth_100,
+          bid_depth_200, ask_depth_50, ask_depth_100, ask_depth_200, bid_ask_depth_50,
+          bid_ask_depth_100, bid_ask_depth_200, bid_ask_spread, order_fill_volume_maker,
+          order_fill_volume_taker
+        from reports where organization_id = 'acme' and date = '2026-03-03'
+          and quote_key = 'tether'`.execute(trx);
+      written();
+      if ((await decided) === "rollback") throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  await inFlight;
+  return {
+    async end(how: "commit" | "rollback") {
+      finish(how);
+      await transaction;
+    },
+    async close() {
+      finish("rollback");
+      await transaction;
+      await second.close();
+    },
+  };
+}
+
+class RolledBack extends Error {}

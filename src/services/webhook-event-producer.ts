@@ -51,24 +51,30 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     if (!(await producer.tryLock())) return { busy: true, more: false, recorded: 0 };
     const { deadlineUtc } = options;
     const judgedAt = new Date(now.getTime() - (options.graceMs ?? DEFAULT_GRACE_MS));
+    // Holes first, before this transaction writes: once it has an id of its own, that id
+    // holds its snapshot's xmin back, and holes are dropped a pass later.
+    const touched = await producer.filledHoles();
     const state = await producer.state({
       startedAt: now,
       firstDay: addDays(lastDueDay(now, deadlineUtc), 1),
     });
-    // Holes first: before this transaction writes, so that its own id holds nothing back.
-    const touched = await producer.filledHoles();
     const fresh = await producer.newVersions(state.versionsSeen, LIMITS.versions);
     const changes = await producer.takeChanges(LIMITS.changes);
     const lastDue = lastDueDay(judgedAt, deadlineUtc);
     const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
     const deadlinesDone = lastDue < deadlineCatchUp ? lastDue : deadlineCatchUp;
-    const ranges: Range[] = [
+    const ranges = merged([
       ...(deadlinesDone > state.deadlinesDone
         ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
         : []),
-      ...rangesOfDays([...touched, ...fresh.days]),
-      ...changes.map((c) => ({ ...c, dateGte: c.since, dateLte: c.until ?? lastDue })),
-    ]
+      ...[...touched, ...fresh.days].map(dayRange),
+      ...changes.map((c) => ({
+        organizationId: c.organizationId,
+        baseCoinId: c.baseCoinId,
+        dateGte: c.since,
+        dateLte: c.until ?? lastDue,
+      })),
+    ])
       .map((r) => clip(r, state.firstDay, lastDue))
       .filter((r) => r.dateGte <= r.dateLte);
     const days = await judge(tx, ranges, { now: judgedAt, deadlineUtc });
@@ -85,26 +91,30 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
   });
 }
 
-/** One range per organization and coin, from the earliest to the latest day touched. */
-function rangesOfDays(days: readonly TouchedDay[]): Range[] {
-  const ranges = new Map<string, Range>();
-  for (const d of days) {
-    const key = JSON.stringify([d.organizationId, d.baseCoinId]);
-    const range = ranges.get(key);
-    if (range === undefined) {
-      ranges.set(key, {
-        organizationId: d.organizationId,
-        baseCoinId: d.baseCoinId,
-        dateGte: d.date,
-        dateLte: d.date,
-      });
-    } else {
-      if (d.date < range.dateGte) range.dateGte = d.date;
-      if (d.date > range.dateLte) range.dateLte = d.date;
+/**
+ * One range per organization and coin (and the deadlines' range of every one), from the
+ * earliest day to the latest: a period's markets, changed row by row, are judged once.
+ */
+function merged(ranges: readonly Range[]): Range[] {
+  const byKey = new Map<string, Range>();
+  for (const range of ranges) {
+    const key = JSON.stringify([range.organizationId, range.baseCoinId]);
+    const known = byKey.get(key);
+    if (known === undefined) byKey.set(key, { ...range });
+    else {
+      if (range.dateGte < known.dateGte) known.dateGte = range.dateGte;
+      if (range.dateLte > known.dateLte) known.dateLte = range.dateLte;
     }
   }
-  return [...ranges.values()];
+  return [...byKey.values()];
 }
+
+const dayRange = (d: TouchedDay): Range => ({
+  organizationId: d.organizationId,
+  baseCoinId: d.baseCoinId,
+  dateGte: d.date,
+  dateLte: d.date,
+});
 
 function clip(range: Range, firstDay: string, lastDay: string): Range {
   return {
