@@ -68,9 +68,9 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
     },
 
     /**
-     * The state, written by the first pass ever made when missing: versions stored before
-     * it are not judged (their days' deadlines passed before notifications started, or they
-     * are judged at their deadline).
+     * The state; the first pass ever made writes it. Versions stored before that pass are not
+     * read: their days' deadlines either passed before notifications started (never
+     * announced) or are still ahead (the days are judged at their deadlines).
      */
     async state(init: { startedAt: Date; firstDay: string }): Promise<ProducerState> {
       await sql`insert into webhook_event_producer
@@ -126,10 +126,11 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
     },
 
     /**
-     * The versions that filled holes since, and drops those holes, and the holes whose
-     * writers have all ended (still empty: rolled back). Versions are written by the
-     * statement that writes their report first, so a writer has its transaction id before it
-     * draws a version id: a writer of a hole had an id below the noted xmax.
+     * Returns the versions that filled holes since they were noted, and drops those holes;
+     * drops too the holes whose possible writers have all ended (still empty: rolled back).
+     * Versions are written by the statement that writes their report first, so a writer has
+     * its transaction id before it draws a version id: a hole's writer, running when the hole
+     * was noted, had an id below the noted xmax, and has ended once the xmin passed it.
      */
     async filledHoles(): Promise<TouchedDay[]> {
       const r = await sql<VersionRow>`
