@@ -67,6 +67,8 @@ const environmentSchema = z.object({
     .transform((text) => text.split(",").map(Number)),
   WEBHOOKS_PER_ORGANIZATION: positiveInt(10),
   WEBHOOK_CONCURRENCY: positiveInt(8),
+  // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
+  WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
 });
 
 export type Config = {
@@ -79,6 +81,7 @@ export type Config = {
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
   webhooks: WebhookConfig;
+  webhookEventsPollMs: number;
 };
 
 export type WebhookConfig = {
@@ -173,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perOrganization: e.WEBHOOKS_PER_ORGANIZATION,
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
+    webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
   };
 }
 

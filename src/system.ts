@@ -3,6 +3,7 @@ import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
+import { createWebhookEventProducer } from "./jobs/webhook-event-producer.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
@@ -62,6 +63,12 @@ export async function createSystem(
     /** The webhook delivery job (`serve` runs it; `stop` before `close`). */
     startWebhookDeliveries: (options: Partial<WebhookJobOptions> = {}) =>
       startWebhookDeliveries(stores, { ...config.webhooks, now, ...options }),
+    /** Raises report.missing, report.late and kpi.missed; `serve` starts and stops it. */
+    webhookEventProducer: createWebhookEventProducer(stores, {
+      deadlineUtc: config.reportDeadlineUtc,
+      pollMs: config.webhookEventsPollMs,
+      now,
+    }),
     close: () => database.close(),
   };
 }

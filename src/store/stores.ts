@@ -12,6 +12,7 @@ import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js"
 import type { Tables } from "./tables.js";
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
+import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
 import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
@@ -35,6 +36,8 @@ export type Stores = {
   webhooks: WebhookStore;
   /** The queue of deliveries the delivery job works through. */
   webhookDeliveries: WebhookDeliveryStore;
+  /** The cursors and kept outcomes of the job deriving events from stored data. */
+  webhookProducer: WebhookProducerStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -64,6 +67,7 @@ export function createStores(
     webhookEvents: createWebhookEventStore(db),
     webhooks: createWebhookStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
+    webhookProducer: createWebhookProducerStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
