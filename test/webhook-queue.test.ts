@@ -173,6 +173,25 @@ describe("failing endpoints", () => {
   });
 });
 
+describe("a slow endpoint", () => {
+  it("takes at most its share of the attempts: the other endpoints' deliveries go on", async () => {
+    const slow = await endpoint(receiver.url("/slow"));
+    const fast = await endpoint(receiver.url("/fast"));
+    receiver.hang("/slow");
+    await test(slow, 10);
+    await test(fast);
+    const worker = job(db.stores, { allowInsecure: true });
+    try {
+      await eventually(() => receiver.at("/fast").length === 1, "the fast endpoint's delivery");
+      // Without the cap, the fast delivery (queued last) would wait for all ten slow ones.
+      expect(receiver.at("/slow").length).toBeLessThan(10);
+    } finally {
+      receiver.hang("/slow", false);
+      await worker.stop();
+    }
+  });
+});
+
 describe("several workers on one database", () => {
   it("make each attempt once", async () => {
     const shared = await endpoint(receiver.url("/shared"));
@@ -185,10 +204,14 @@ describe("several workers on one database", () => {
       job(stores, { allowInsecure: true }),
     );
     try {
-      await eventually(async () => {
-        const rows = await deliveriesOf(shared);
-        return rows.every((r) => r.status === "succeeded");
-      }, "every delivery");
+      await eventually(
+        async () => {
+          const rows = await deliveriesOf(shared);
+          return rows.every((r) => r.status === "succeeded");
+        },
+        "every delivery",
+        90_000,
+      );
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
       await Promise.all(others.map((o) => o.close()));

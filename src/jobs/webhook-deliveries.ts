@@ -40,14 +40,20 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const sender = createWebhookSender(options);
   const inFlight = new Set<Promise<void>>();
+  // A slow endpoint gets at most a quarter of the slots (2 at least): the others' go on.
+  const perEndpointCap = Math.max(2, Math.ceil(options.concurrency / 4));
+  const perEndpoint = new Map<string, number>();
   let stopped = false;
   let wake: () => void = () => {};
 
   const start = (delivery: ClaimedDelivery) => {
+    const endpoint = delivery.webhookId;
+    tally(perEndpoint, endpoint, 1);
     const running: Promise<void> = attempt(stores, sender, options, delivery)
       // Not recorded (the database is away): the lease ends and the attempt is made again.
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
+        tally(perEndpoint, endpoint, -1);
         inFlight.delete(running);
         wake();
       });
@@ -61,16 +67,18 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
       if (free > 0) {
         const at = now();
         const leaseUntil = new Date(at.getTime() + options.timeoutMs + LEASE_MARGIN_MS);
+        const busy = [...perEndpoint].filter(([, n]) => n >= perEndpointCap).map(([id]) => id);
+        // One at a time, so that the per-endpoint cap holds within a claim too.
         claimed = await stores.webhookDeliveries
-          .claim(at, free, leaseUntil)
+          .claim(at, 1, leaseUntil, busy)
           .catch((error: unknown) => {
             options.onError?.(error);
             return [];
           });
         for (const delivery of claimed) start(delivery);
       }
-      // A full claim: more may be due at once; else wait for a free slot or the next poll.
-      if (free > 0 && claimed.length === free) continue;
+      // One taken: more may be due at once; else wait for a free slot or the next poll.
+      if (claimed.length > 0) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wake = () => {
@@ -96,6 +104,12 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
 }
 
 export type WebhookJob = ReturnType<typeof startWebhookDeliveries>;
+
+function tally(counts: Map<string, number>, key: string, delta: number): void {
+  const n = (counts.get(key) ?? 0) + delta;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
+}
 
 /** One attempt: signed, sent, recorded with its next attempt (or its end). */
 async function attempt(

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 
 /** A delivery taken for one attempt, with what the attempt sends. */
@@ -37,8 +38,14 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
      * Takes up to `limit` due deliveries of enabled endpoints, oldest due first, for one
      * attempt each: one statement (its own short transaction) moves them out of reach of
      * every other process until `leaseUntil`. SKIP LOCKED: two processes never take one row.
+     * `busy`: endpoints left out (the caller has as many attempts to them in flight as it allows).
      */
-    async claim(now: Date, limit: number, leaseUntil: Date): Promise<ClaimedDelivery[]> {
+    async claim(
+      now: Date,
+      limit: number,
+      leaseUntil: Date,
+      busy: readonly string[] = [],
+    ): Promise<ClaimedDelivery[]> {
       const result = await sql<{
         id: string;
         webhook_id: string;
@@ -53,6 +60,7 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
           select d.id from webhook_deliveries d
           join webhooks w on w.id = d.webhook_id and not w.disabled
           where d.status = 'pending' and d.next_attempt_at <= ${now}
+            and d.webhook_id <> all(${textArrayLiteral([...busy])}::uuid[])
           order by d.next_attempt_at
           limit ${limit}
           for update of d skip locked
