@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
@@ -29,6 +30,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Idempotency-Key claims and the answers kept for replay. */
+  idempotency: IdempotencyStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -56,6 +59,7 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    idempotency: createIdempotencyStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
