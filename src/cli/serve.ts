@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
+import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
   DEMO_API_KEY,
   DEMO_PROJECT_API_KEY,
@@ -44,6 +45,11 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
     await system.close();
     throw error;
   }
+  const purge = startIdempotencyPurge({
+    purge: system.services.purgeIdempotencyKeys,
+    intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+    onError: (error) => app.log.warn({ err: error }, "idempotency key purge failed"),
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -66,6 +72,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
       await app.close(); // stops accepting, lets requests in flight finish
+      await purge.stop();
       await system.close();
       resolve();
     };
