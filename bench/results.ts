@@ -1,3 +1,5 @@
+import type { IdempotencyResults } from "./idempotency.js";
+
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 
 /** One ingest phase: throughput and per-batch latency. */
@@ -60,7 +62,11 @@ export type ListingResults = {
   growthP50?: Record<string, number>;
 };
 
-export type TargetResults = { ingest?: IngestResults; listing?: ListingResults };
+export type TargetResults = {
+  ingest?: IngestResults;
+  listing?: ListingResults;
+  idempotency?: IdempotencyResults;
+};
 
 export type BenchResults = {
   date: string;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only postgres|pglite]`: ingest, store limit, listing and
+ * `npm run bench [-- --quick] [-- --only postgres|pglite] [--idempotency-only]`: ingest, store limit, listing and
  * memory, on PostgreSQL and embedded PGlite, in one run. Writes bench/results/latest.json and
  * latest.md. Figures are compared as ratios measured side by side in the same run.
  */
@@ -15,6 +15,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { idempotencySuite } from "./idempotency.js";
 import { markdown } from "./report.js";
 import type {
   BenchResults,
@@ -32,14 +33,16 @@ import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
 const parts = {
-  ingest: !process.argv.includes("--listing-only"),
-  listing: !process.argv.includes("--ingest-only"),
+  ingest: !process.argv.includes("--listing-only") && !process.argv.includes("--idempotency-only"),
+  listing: !process.argv.includes("--ingest-only") && !process.argv.includes("--idempotency-only"),
+  idempotency: !process.argv.includes("--listing-only"),
 };
 const BATCH = 300;
 const plan = quick
   ? {
       http1: 6,
       http4: 16,
+      idempotency: 16,
       store: 16,
       perRecord: 6,
       listing: [20_000, 100_000],
@@ -49,6 +52,7 @@ const plan = quick
   : {
       http1: 60,
       http4: 240,
+      idempotency: 240,
       store: 240,
       perRecord: 60,
       listing: [1_000_000, 10_000_000],
@@ -117,7 +121,14 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     listing = await listingSuite(listingDb, sizes);
     await listingDb.drop();
   }
-  return { ingest, listing };
+  let idempotency: TargetResults["idempotency"];
+  if (parts.idempotency) {
+    const db = await freshTarget(target, "idempotency");
+    const options = { batches: plan.idempotency, concurrency: 4, log };
+    idempotency = await idempotencySuite(db.env, fixtureFile, options);
+    await db.drop();
+  }
+  return { ingest, listing, idempotency };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };

@@ -35,11 +35,16 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
       now: Date,
       leaseUntil: Date,
     ): Promise<{ claimed: true } | { claimed: false; held: HeldKey | undefined }> {
+      // Committed without waiting for the disk (synchronous_commit off, for this statement's
+      // transaction only): visibility to other sessions is the same, and a claim lost in a
+      // database crash is harmless, as the answer is stored durably, by `complete`, with the
+      // batch. It saves the claim a WAL flush on the ingest path.
       const taken = await sql<{ claim: string }>`
         insert into idempotency_keys as k
           (organization_id, key, request_hash, claim, created_at, expires_at)
-        values (${held.organizationId}, ${held.key}, ${held.requestHash}, ${held.claim}::uuid,
-          ${now}, ${leaseUntil})
+        select ${held.organizationId}, ${held.key}, ${held.requestHash}, ${held.claim}::uuid,
+          ${now}::timestamptz, ${leaseUntil}::timestamptz
+        from (select set_config('synchronous_commit', 'off', true)) as no_flush
         on conflict (organization_id, key) do update set
           request_hash = excluded.request_hash, claim = excluded.claim,
           status_code = null, response_body = null, response_headers = null,
