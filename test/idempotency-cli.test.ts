@@ -83,7 +83,10 @@ function records(count: number): Record<string, unknown>[] {
   );
 }
 
-function send(data: Record<string, unknown>[], options: { dryRun?: boolean } = {}) {
+function send(
+  data: Record<string, unknown>[],
+  options: { dryRun?: boolean; keySalt?: string } = {},
+) {
   const retries: RetryNotice[] = [];
   const result = submitBatches({
     url: proxy.url,
@@ -92,6 +95,7 @@ function send(data: Record<string, unknown>[], options: { dryRun?: boolean } = {
     dryRun: options.dryRun ?? false,
     records: data,
     batchSize: 2,
+    keySalt: options.keySalt,
     sleep: async () => undefined,
     onRetry: (notice) => retries.push(notice),
   });
@@ -125,6 +129,10 @@ describe("trading-reports submit with a lost answer", () => {
     const before = await rowCounts(t);
     expect(await send(data).result).toMatchObject({ created: 4, updated: 0, replayedBatches: 2 });
     expect(await rowCounts(t)).toEqual(before);
+    // --fresh-keys: keys of that run only, so the batches are applied again (updated).
+    const fresh = await send(data, { keySalt: "run-2" }).result;
+    expect(fresh).toMatchObject({ created: 0, updated: 4, replayedBatches: 0 });
+    expect((await rowCounts(t)).versions).toBe(before.versions + 4);
   });
 
   it("keys a dry run apart from the real submission of the same batch", async () => {

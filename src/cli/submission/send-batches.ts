@@ -205,14 +205,15 @@ function isRetryable(attempt: Attempt): boolean {
 /**
  * One Idempotency-Key per batch, derived from what the request is (API version, dry run, the
  * records as sent), so that a batch retried after a timeout, or sent again by a rerun within
- * 24 hours, is answered from the service's kept 201 and never applied twice.
+ * 24 hours, is answered from the service's kept 201 and never applied twice. A salt
+ * (`--fresh-keys`) limits that to the retries of one run.
  */
 function batchIdempotencyKey(
-  options: { version: string; dryRun: boolean },
+  options: { version: string; dryRun: boolean; keySalt?: string },
   records: readonly unknown[],
 ): string {
   const digest = createHash("sha256")
-    .update(JSON.stringify({ data: records }))
+    .update(`${options.keySalt ?? ""}\n${JSON.stringify({ data: records })}`)
     .digest("hex");
   return `trs-${options.version}-${options.dryRun ? "dry-run" : "store"}-${digest}`;
 }

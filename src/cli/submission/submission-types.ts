@@ -61,6 +61,8 @@ export type SubmitBatchesOptions = {
   maxRetries?: number;
   /** Per-attempt timeout. Default 60 s. */
   timeoutMs?: number;
+  /** Mixed into every batch's Idempotency-Key: keys of one run only (`--fresh-keys`). */
+  keySalt?: string;
   onBatch?: (report: BatchReport) => void;
   onRetry?: (notice: RetryNotice) => void;
 };
