@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { buildApp } from "../src/http/app.js";
+import { startIdempotencyPurge } from "../src/jobs/idempotency-purge.js";
 import { createServices } from "../src/services/index.js";
 import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
@@ -112,6 +113,17 @@ describe("a repeated request with the same Idempotency-Key", () => {
       expect(response.json()).toEqual(DIFFERENT);
     }
     expect(await rowCounts(t)).toEqual(before);
+  });
+
+  it("works the same on the v1 endpoint", async () => {
+    const key = randomUUID();
+    const body = { data: [v1Record({ date: freshBatch(1).data[0]?.date })] };
+    const first = await keyed(key, body, { version: 1 });
+    expect(first.json()).toEqual({ createdCount: 1, updatedCount: 0 });
+    const again = await keyed(key, body, { version: 1 });
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.body).toBe(first.body);
+    expect(await versionsOf(body)).toBe(1);
   });
 
   it("keeps no answer but a 201: a corrected request may reuse the key", async () => {
@@ -241,6 +253,31 @@ function requestHashOf(version: Version, dryRun: boolean, payload: string): stri
 }
 
 describe("expired keys", () => {
+  it("are purged by serve's job until it stops; a failed run is reported, the next one runs", async () => {
+    let runs = 0;
+    const errors: unknown[] = [];
+    let ranTwice: () => void = () => undefined;
+    const twice = new Promise<void>((resolve) => {
+      ranTwice = resolve;
+    });
+    const job = startIdempotencyPurge({
+      purge: async () => {
+        runs += 1;
+        if (runs === 2) ranTwice();
+        if (runs === 1) throw new Error("database unavailable");
+        return 0;
+      },
+      intervalMs: 1,
+      onError: (error) => errors.push(error),
+    });
+    await twice;
+    await job.stop();
+    const stoppedAt = runs;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runs).toBe(stoppedAt);
+    expect(errors).toHaveLength(1);
+  });
+
   it("are purged in batches, live ones kept", async () => {
     const live = randomUUID();
     await keyed(live, freshBatch(1));
