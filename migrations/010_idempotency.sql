@@ -6,7 +6,7 @@
 -- the holder of the claim, so a batch and its stored answer commit together or not at all, on
 -- any number of processes. `expires_at` then becomes 24 hours after that answer. Any request
 -- may take over a row whose `expires_at` has passed (an answer past retention, or the lease of
--- a request that crashed); a purge deletes such rows in small batches.
+-- a request that crashed); a purge deletes such rows in small batches an hour later.
 --
 -- `response_body` is `text`, not `json`, so that a replay answers the very bytes first sent.
 CREATE TABLE idempotency_keys (

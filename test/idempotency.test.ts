@@ -241,7 +241,7 @@ describe("concurrent requests with one key", () => {
     expect(await versionsOf(body)).toBe(1);
     // The crashed request, had it come back, could no longer store its answer (nor its batch).
     const late = { statusCode: 201, body: "{}", headers: {} };
-    expect(await t.database.stores.idempotency.complete(claim, late, now(), now())).toBe(false);
+    expect(await t.database.stores.idempotency.complete(claim, late, now())).toBe(false);
     expect((await keyed(key, body)).body).toBe(taken.body);
   });
 });
@@ -278,19 +278,22 @@ describe("expired keys", () => {
     expect(errors).toHaveLength(1);
   });
 
-  it("are purged in batches, live ones kept", async () => {
+  it("are purged in batches an hour after they expired; live and recently expired ones stay", async () => {
     const live = randomUUID();
     await keyed(live, freshBatch(1));
     const at = now();
-    for (let i = 0; i < 1200; i += 400) {
-      await sql`insert into idempotency_keys (organization_id, key, request_hash, claim, created_at, expires_at)
-        select 'acme', 'old-' || (${i}::int + g), 'h', gen_random_uuid(), ${at}, ${new Date(clock - 1)}
-        from generate_series(1, 400) g`.execute(t.database.db);
-    }
+    const insert = (prefix: string, count: number, expiresAt: Date) =>
+      sql`insert into idempotency_keys (organization_id, key, request_hash, claim, created_at, expires_at)
+        select 'acme', ${prefix} || g, 'h', gen_random_uuid(), ${at}, ${expiresAt}
+        from generate_series(1, ${count}::int) g`.execute(t.database.db);
+    await insert("old-", 1200, new Date(clock - 2 * HOUR));
+    await insert("recent-", 3, new Date(clock - 60_000));
     expect(await t.services.purgeIdempotencyKeys()).toBeGreaterThanOrEqual(1200);
-    const left = await sql<{ key: string }>`select key from idempotency_keys where key like 'old-%'
-      or key = ${live}`.execute(t.database.db);
-    expect(left.rows.map((r) => r.key)).toEqual([live]);
+    const left = await sql<{ key: string }>`select key from idempotency_keys
+      where key like 'old-%' or key like 'recent-%' or key = ${live} order by key`.execute(
+      t.database.db,
+    );
+    expect(left.rows.map((r) => r.key)).toEqual([live, "recent-1", "recent-2", "recent-3"].sort());
   });
 });
 

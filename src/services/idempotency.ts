@@ -17,6 +17,11 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
  */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 const PURGE_BATCH = 500;
+/**
+ * A row is purged this long after it expired, not at once: a request still running past its
+ * lease (nobody took the key over) then still finds its claim and may store its answer.
+ */
+const PURGE_GRACE_MS = 60 * 60 * 1000;
 
 export const IN_PROGRESS = "A request with this Idempotency-Key is in progress";
 export const DIFFERENT_REQUEST = "Idempotency-Key was used with a different request";
@@ -99,9 +104,8 @@ function completingReportStore(
 ): ReportStore {
   const { stores, now } = deps;
   const complete = async (tx: Stores, result: SubmissionResult, log: SubmissionLog) => {
-    const at = now();
-    const keepUntil = new Date(at.getTime() + IDEMPOTENCY_RETENTION_MS);
-    const kept = await tx.idempotency.complete(held, render(result, log), at, keepUntil);
+    const keepUntil = new Date(now().getTime() + IDEMPOTENCY_RETENTION_MS);
+    const kept = await tx.idempotency.complete(held, render(result, log), keepUntil);
     // Taken over after this request's lease ran out: the other request stores the batch.
     if (!kept) throw new ConflictError(IN_PROGRESS);
   };
@@ -122,13 +126,14 @@ function completingReportStore(
 }
 
 /**
- * Deletes the expired keys in batches of PURGE_BATCH, yielding between batches, so that a
+ * Deletes the keys expired over PURGE_GRACE_MS ago in batches of PURGE_BATCH, yielding between batches, so that a
  * purge holds no lock for long and lets requests run in between. Returns how many it deleted.
  */
 export async function purgeIdempotencyKeys(deps: IdempotencyDeps): Promise<number> {
   let total = 0;
   for (;;) {
-    const deleted = await deps.stores.idempotency.purgeExpired(deps.now(), PURGE_BATCH);
+    const before = new Date(deps.now().getTime() - PURGE_GRACE_MS);
+    const deleted = await deps.stores.idempotency.purgeExpired(before, PURGE_BATCH);
     total += deleted;
     if (deleted < PURGE_BATCH) return total;
     await nextTurn();

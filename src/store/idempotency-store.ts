@@ -64,25 +64,17 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
 
     /**
      * Stores the answer of the claim's holder, kept until `keepUntil`. Run it in the transaction
-     * of the batch. Returns false when another request took the key over (this one's lease ran
-     * out): the caller must then roll the batch back. A row purged meanwhile is written anew.
+     * of the batch. Returns false when the row is no longer this request's (another request took
+     * the key over once this one's lease ran out): the caller must then roll the batch back.
      */
-    async complete(
-      held: IdempotencyClaim & { requestHash: string },
-      response: StoredResponse,
-      now: Date,
-      keepUntil: Date,
-    ): Promise<boolean> {
+    async complete(held: IdempotencyClaim, response: StoredResponse, keepUntil: Date) {
       const written = await sql<{ claim: string }>`
-        insert into idempotency_keys as k (organization_id, key, request_hash, claim,
-          status_code, response_body, response_headers, created_at, expires_at)
-        values (${held.organizationId}, ${held.key}, ${held.requestHash}, ${held.claim}::uuid,
-          ${response.statusCode}, ${response.body}, ${JSON.stringify(response.headers)}::json,
-          ${now}, ${keepUntil})
-        on conflict (organization_id, key) do update set
-          status_code = excluded.status_code, response_body = excluded.response_body,
-          response_headers = excluded.response_headers, expires_at = excluded.expires_at
-        where k.claim = excluded.claim
+        update idempotency_keys set status_code = ${response.statusCode},
+          response_body = ${response.body},
+          response_headers = ${JSON.stringify(response.headers)}::json,
+          expires_at = ${keepUntil}
+        where organization_id = ${held.organizationId} and key = ${held.key}
+          and claim = ${held.claim}::uuid
         returning claim`.execute(db);
       return written.rows.length > 0;
     },
@@ -96,14 +88,15 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
     },
 
     /**
-     * Deletes up to `limit` expired rows and returns how many. Rows another transaction holds
-     * are skipped (SKIP LOCKED), so a purge never waits for, nor delays, a submission.
+     * Deletes up to `limit` rows expired before `before` and returns how many. Rows another
+     * transaction holds are skipped (SKIP LOCKED), so a purge never waits for, nor delays, a
+     * submission.
      */
-    async purgeExpired(now: Date, limit: number): Promise<number> {
+    async purgeExpired(before: Date, limit: number): Promise<number> {
       const deleted = await sql<{ n: number }>`
         with expired as (
           select organization_id, key from idempotency_keys
-          where expires_at <= ${now}
+          where expires_at <= ${before}
           order by expires_at
           limit ${limit}
           for update skip locked
