@@ -3,9 +3,12 @@ import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { marketMakerCaller } from "../src/domain/caller.js";
 import { buildApp } from "../src/http/app.js";
 import { startIdempotencyPurge } from "../src/jobs/idempotency-purge.js";
+import { submitIdempotently } from "../src/services/idempotency.js";
 import { createServices } from "../src/services/index.js";
+import { submitReports } from "../src/services/submit-reports.js";
 import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -243,6 +246,33 @@ describe("concurrent requests with one key", () => {
     const late = { statusCode: 201, body: "{}", headers: {} };
     expect(await t.database.stores.idempotency.complete(claim, late, now())).toBe(false);
     expect((await keyed(key, body)).body).toBe(taken.body);
+  });
+});
+
+describe("a request that lost its claim", () => {
+  it("cannot store its batch: it is rolled back and answered 409, the new holder stores it once", async () => {
+    const key = randomUUID();
+    const body = freshBatch(2);
+    const caller = marketMakerCaller("acme");
+    const request = {
+      key,
+      requestHash: requestHashOf(2, false, JSON.stringify(body)),
+      render: () => ({ statusCode: 201, body: "{}", headers: {} }),
+    };
+    const stores = t.database.stores;
+    const slow = submitIdempotently({ stores, now }, caller, request, async (writer) => {
+      // Past this request's lease, another takes the key over before the batch is stored.
+      const later = new Date(clock + 61_000);
+      const other = { organizationId: "acme", key, claim: randomUUID(), requestHash: "other" };
+      expect(await stores.idempotency.claim(other, later, new Date(clock + 120_000))).toEqual({
+        claimed: true,
+      });
+      const submission = { version: 2 as const, body, dryRun: false };
+      const deps = { reports: writer, referenceData: t.services.referenceData, now };
+      return submitReports(deps, caller, submission);
+    });
+    await expect(slow).rejects.toThrow(CONFLICT.message);
+    expect(await versionsOf(body)).toBe(0);
   });
 });
 
