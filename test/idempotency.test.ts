@@ -144,6 +144,30 @@ describe("a repeated request with the same Idempotency-Key", () => {
   });
 });
 
+describe("the OpenAPI document", () => {
+  it("declares the header, the 409 and 422, and the replay header of both submission endpoints", async () => {
+    type Operation = {
+      parameters: { in: string; name: string }[];
+      responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }>;
+    };
+    const document = (await t.app.inject({ url: "/openapi.json" })).json();
+    for (const path of ["/api/v1/report", "/api/v2/report"]) {
+      const operation = document.paths[path].post as Operation;
+      expect(operation.parameters).toContainEqual(
+        expect.objectContaining({ in: "header", name: "idempotency-key" }),
+      );
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["409", "422"]));
+      expect(Object.keys(operation.responses["201"]?.headers ?? {})).toContain(
+        "Idempotent-Replayed",
+      );
+    }
+    expect(document.components.headers["Idempotent-Replayed"].schema).toEqual({
+      type: "string",
+      const: "true",
+    });
+  });
+});
+
 describe("the key itself", () => {
   it("is refused with a 400 on path Idempotency-Key unless 1 to 255 printable ASCII characters", async () => {
     const before = await rowCounts(t);
