@@ -34,7 +34,7 @@ const submission = {
   2: { record: v2RecordSchema, max: MAX_V2_BATCH, example: exampleV2Record },
 };
 
-const dryRunHeaders = z.object({
+const submissionHeaders = z.object({
   "x-dry-run": z.enum(["true", "false"]).optional().meta({
     description:
       "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
@@ -53,7 +53,7 @@ function submissionSchema(version: SchemaVersion) {
     tags: ["reports"],
     // Documented here, checked by the service: every problem of a batch comes back at once,
     // in record order, with the specified texts (see zod-validation.ts).
-    headers: dryRunHeaders,
+    headers: submissionHeaders,
     body: submissionBodySchema(record, max).meta({ examples: [{ data: [example] }] }),
     response: {
       201: submissionResultSchema.meta({
