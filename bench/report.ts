@@ -1,3 +1,4 @@
+import { idempotencyLines } from "./idempotency.js";
 import type {
   BenchResults,
   IngestResults,
@@ -23,6 +24,7 @@ export function markdown(r: BenchResults): string {
     if (t.ingest !== undefined) lines.push(...ingestLines(target, t.ingest));
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
+    if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
   }
   return `${lines.join("\n")}\n`;
 }

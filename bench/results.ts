@@ -1,4 +1,6 @@
+import type { IdempotencyResults } from "./idempotency.js";
 import type { WebhookBenchResults } from "./webhooks.js";
+
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 
 /** One ingest phase: throughput and per-batch latency. */
@@ -65,6 +67,7 @@ export type TargetResults = {
   ingest?: IngestResults;
   listing?: ListingResults;
   webhooks?: WebhookBenchResults;
+  idempotency?: IdempotencyResults;
 };
 
 export type BenchResults = {

@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
+import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
   DEMO_API_KEY,
   DEMO_PROJECT_API_KEY,
@@ -48,6 +49,11 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   const deliveries = system.startWebhookDeliveries({
     onError: (error) => app.log.error({ err: error }, "webhook delivery job"),
   });
+  const purge = startIdempotencyPurge({
+    purge: system.services.purgeIdempotencyKeys,
+    intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+    onError: (error) => app.log.warn({ err: error }, "idempotency key purge failed"),
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -60,6 +66,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       await app.close(); // stops accepting, lets requests in flight finish
       await system.webhookEventProducer.stop();
       await deliveries.stop(); // lets attempts in flight end and records them
+      await purge.stop();
       await system.close();
       resolve();
     };

@@ -721,6 +721,8 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before retrying */
         "Retry-After": number;
+        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise */
+        "Idempotent-Replayed": "true";
         /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
         "Content-Disposition": "attachment; filename=\"reports.csv\"";
     };
@@ -887,6 +889,8 @@ export interface operations {
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
                 "x-dry-run"?: "true" | "false";
+                /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1010,6 +1014,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1089,6 +1094,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still being worked on; retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is in progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over the size limit (BODY_LIMIT_BYTES) */
             413: {
                 headers: {
@@ -1128,6 +1155,28 @@ export interface operations {
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used (within 24 hours) with a different body, API version or x-dry-run */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Idempotency-Key was used with a different request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1209,6 +1258,8 @@ export interface operations {
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
                 "x-dry-run"?: "true" | "false";
+                /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1341,6 +1392,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1420,6 +1472,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still being worked on; retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is in progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over the size limit (BODY_LIMIT_BYTES) */
             413: {
                 headers: {
@@ -1459,6 +1533,28 @@ export interface operations {
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used (within 24 hours) with a different body, API version or x-dry-run */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Idempotency-Key was used with a different request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

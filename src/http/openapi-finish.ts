@@ -15,7 +15,11 @@ type Response = {
   content?: Record<string, unknown>;
   $ref?: string;
 };
-type Operation = { security?: unknown[]; responses?: Record<string, Response> };
+type Operation = {
+  security?: unknown[];
+  parameters?: { in?: string; name?: string }[];
+  responses?: Record<string, Response>;
+};
 type Document = {
   info: Record<string, unknown>;
   servers?: unknown[];
@@ -72,6 +76,11 @@ function headers(options: DocumentOptions) {
       description: "Seconds to wait before retrying",
       schema: { ...seconds, minimum: 1 },
     },
+    "Idempotent-Replayed": {
+      description:
+        "`true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise",
+      schema: { type: "string", const: "true" },
+    },
     "Content-Disposition": {
       description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
       schema: { type: "string", const: 'attachment; filename="reports.csv"' },
@@ -81,14 +90,18 @@ function headers(options: DocumentOptions) {
 
 type HeaderName = keyof ReturnType<typeof headers>;
 
+const IDEMPOTENCY_KEY = "idempotency-key";
+
 /**
  * Which headers an answer carries, by the kind of operation and the status: every answer has a
  * request id and `nosniff`; an authenticated operation's answers are `no-store` and, once the
  * key authenticated (so not on a 401), carry its rate limit; a 429 or a 503 says when to retry;
- * a CSV answer is an attachment.
+ * a CSV answer is an attachment; the 201 of an operation that takes an Idempotency-Key may be a
+ * replay.
  */
-function headersOf(authenticated: boolean, status: string, response: Response): HeaderName[] {
+function headersOf(operation: Operation, status: string, response: Response): HeaderName[] {
   const names: HeaderName[] = ["X-Request-Id", "X-Content-Type-Options"];
+  const authenticated = (operation.security?.length ?? 0) > 0;
   if (authenticated) {
     names.push("Cache-Control");
     if (status !== "401")
@@ -96,6 +109,8 @@ function headersOf(authenticated: boolean, status: string, response: Response): 
   }
   if (status === "429" || status === "503") names.push("Retry-After");
   if (response.content?.["text/csv"] !== undefined) names.push("Content-Disposition");
+  const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY);
+  if (keyed && status === "201") names.push("Idempotent-Replayed");
   return names;
 }
 
@@ -120,7 +135,7 @@ export function finishDocument(document: Document, options: DocumentOptions): vo
     for (const operation of Object.values(operations)) {
       const security = operation.security ?? document.security ?? [];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const names = headersOf(security.length > 0, status, response);
+        const names = headersOf({ ...operation, security }, status, response);
         response.headers = {
           ...Object.fromEntries(
             names.map((name) => [name, { $ref: `#/components/headers/${name}` }]),

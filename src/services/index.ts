@@ -8,6 +8,7 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
@@ -45,6 +46,19 @@ export function createServices(stores: Stores, options: ServiceOptions) {
       (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
         submitReports({ reports, referenceData, now }, caller, request),
     ),
+    /** The same under an Idempotency-Key: the answer to send, fresh or replayed. */
+    submitReportsIdempotently: unavailableWhenDatabaseIs(
+      (
+        caller: Caller,
+        request: { version: SchemaVersion; body: unknown; dryRun: boolean },
+        idempotency: IdempotentRequest,
+      ) =>
+        submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
+          submitReports({ reports: writer, referenceData, now }, caller, request),
+        ),
+    ),
+    /** Deletes Idempotency-Keys past retention (the purge job of `serve` calls it). */
+    purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson({ listing, scopedListing, organizations, now }, caller, query),

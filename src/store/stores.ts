@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
@@ -38,6 +39,8 @@ export type Stores = {
   webhookDeliveries: WebhookDeliveryStore;
   /** The cursors and kept outcomes of the job deriving events from stored data. */
   webhookProducer: WebhookProducerStore;
+  /** Idempotency-Key claims and the answers kept for replay. */
+  idempotency: IdempotencyStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -68,6 +71,7 @@ export function createStores(
     webhooks: createWebhookStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),
+    idempotency: createIdempotencyStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

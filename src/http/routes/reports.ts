@@ -5,6 +5,7 @@ import { readScope } from "../../domain/caller.js";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { exampleReportPage, exampleV1Record, exampleV2Record } from "../../schemas/examples.js";
+import { idempotencyKeySchema } from "../../schemas/idempotency.js";
 import { listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
 import {
   MAX_V1_BATCH,
@@ -17,11 +18,13 @@ import {
   v2RecordSchema,
 } from "../../schemas/report.js";
 import type { Services } from "../../services/index.js";
+import { hashBodyOfKeyedRequest, idempotencyOf, sendIdempotent } from "../idempotency.js";
 import { prefersCsv } from "../negotiate.js";
 import {
   authenticatedErrors,
   bodyErrors,
   errorResponses,
+  idempotencyErrors,
   queryErrors,
 } from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
@@ -31,12 +34,13 @@ const submission = {
   2: { record: v2RecordSchema, max: MAX_V2_BATCH, example: exampleV2Record },
 };
 
-const dryRunHeaders = z.object({
+const submissionHeaders = z.object({
   "x-dry-run": z.enum(["true", "false"]).optional().meta({
     description:
       "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
     example: "true",
   }),
+  "idempotency-key": idempotencyKeySchema.optional(),
 });
 
 function submissionSchema(version: SchemaVersion) {
@@ -49,7 +53,7 @@ function submissionSchema(version: SchemaVersion) {
     tags: ["reports"],
     // Documented here, checked by the service: every problem of a batch comes back at once,
     // in record order, with the specified texts (see zod-validation.ts).
-    headers: dryRunHeaders,
+    headers: submissionHeaders,
     body: submissionBodySchema(record, max).meta({ examples: [{ data: [example] }] }),
     response: {
       201: submissionResultSchema.meta({
@@ -58,6 +62,7 @@ function submissionSchema(version: SchemaVersion) {
       }),
       ...bodyErrors,
       403: errorResponses[403],
+      ...idempotencyErrors,
       ...authenticatedErrors,
     },
   };
@@ -104,9 +109,20 @@ export function reportRoutes(services: Services) {
           // After authentication (the instance's hook), before the body is read or checked:
           // a project or operator key gets its 403 whatever it sends, dry run or not.
           onRequest: async (request) => services.assertMaySubmit(request.caller),
+          preParsing: hashBodyOfKeyedRequest,
         },
         async (request, reply) => {
           const dryRun = dryRunOf(request.headers["x-dry-run"]);
+          const submitted = { version, body: request.body, dryRun };
+          const idempotency = idempotencyOf(request, reply, submitted);
+          if (idempotency !== undefined) {
+            const answer = await services.submitReportsIdempotently(
+              request.caller,
+              submitted,
+              idempotency,
+            );
+            return sendIdempotent(reply, answer);
+          }
           const result = await services.submitReports(request.caller, {
             version,
             body: request.body,
