@@ -44,6 +44,11 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
             "How each obligation market was kept: days due, reported, missing, late, eligible and met, and day by day",
         },
         {
+          name: "submissions",
+          description:
+            "The submission log: every submission accepted or rejected, its problems with their codes, and the monthly report card",
+        },
+        {
           name: "reference data",
           description:
             "Projects, exchanges and markets to check a report against before submitting",

@@ -1,10 +1,10 @@
 import { type Caller, readScope } from "../domain/caller.js";
 import { UnavailableError } from "../domain/errors.js";
-import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
 import type { ScorecardQuery } from "../schemas/scorecards.js";
+import type { SubmissionsQuery } from "../schemas/submissions.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
@@ -13,7 +13,14 @@ import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
-import { assertMaySubmit, submitReports } from "./submit-reports.js";
+import {
+  getSubmission,
+  listSubmissions,
+  purgeSubmissions,
+  type Rejection,
+  recordRejection,
+} from "./submission-log.js";
+import { assertMaySubmit, type SubmitRequest, submitReports } from "./submit-reports.js";
 
 export type ServiceOptions = {
   referenceDataCheckMs: number;
@@ -28,6 +35,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
+  const submissionLog = { stores, now };
   const scoring = {
     scorecards: stores.scorecards,
     now,
@@ -38,10 +46,21 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     authenticate: unavailableWhenDatabaseIs(authenticate),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    submitReports: unavailableWhenDatabaseIs(
-      (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
-        submitReports({ reports, referenceData, now }, caller, request),
+    submitReports: unavailableWhenDatabaseIs((caller: Caller, request: SubmitRequest) =>
+      submitReports({ reports, referenceData, now }, caller, request),
     ),
+    /** Logs a submission refused after authentication (the route's onError). */
+    recordRejection: unavailableWhenDatabaseIs((caller: Caller, rejection: Rejection) =>
+      recordRejection(submissionLog, caller, rejection),
+    ),
+    listSubmissions: unavailableWhenDatabaseIs((caller: Caller, query: SubmissionsQuery) =>
+      listSubmissions(submissionLog, caller, query),
+    ),
+    getSubmission: unavailableWhenDatabaseIs((caller: Caller, id: string) =>
+      getSubmission(submissionLog, caller, id),
+    ),
+    /** Deletes log rows older than `days` days (SUBMISSION_LOG_DAYS), in small batches. */
+    purgeSubmissions: (days: number) => purgeSubmissions(submissionLog, { days }),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson({ listing, scopedListing, organizations, now }, caller, query),

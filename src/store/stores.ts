@@ -9,6 +9,7 @@ import { createScopedReportListing, type ScopedReportListing } from "./report-li
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
+import { createSubmissionStore, type SubmissionStore } from "./submission-store.js";
 import type { Tables } from "./tables.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
 
@@ -29,6 +30,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** The submission log (accepted submissions are logged by `reports.upsert`). */
+  submissions: SubmissionStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -56,6 +59,7 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    submissions: createSubmissionStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

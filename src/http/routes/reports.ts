@@ -25,6 +25,7 @@ import {
   queryErrors,
 } from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
+import { submissionFeedback, submissionOf } from "../submission-feedback.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
@@ -99,18 +100,16 @@ export function reportRoutes(services: Services) {
     for (const version of [1, 2] as SchemaVersion[]) {
       app.post(
         `/api/v${version}/report`,
-        {
-          schema: submissionSchema(version),
-          // After authentication (the instance's hook), before the body is read or checked:
-          // a project or operator key gets its 403 whatever it sends, dry run or not.
-          onRequest: async (request) => services.assertMaySubmit(request.caller),
-        },
+        // After authentication (the instance's hook), before the body is read or checked:
+        // a project or operator key gets its 403 whatever it sends, dry run or not.
+        { schema: submissionSchema(version), ...submissionFeedback(services, version) },
         async (request, reply) => {
           const dryRun = dryRunOf(request.headers["x-dry-run"]);
           const result = await services.submitReports(request.caller, {
             version,
             body: request.body,
             dryRun,
+            ...submissionOf(request),
           });
           return reply.code(201).send(result);
         },
