@@ -56,6 +56,8 @@ const environmentSchema = z.object({
     .string()
     .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
     .default("12:00"),
+  // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
+  SUBMISSION_LOG_DAYS: positiveInt(400),
 });
 
 export type Config = {
@@ -67,6 +69,8 @@ export type Config = {
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
+  /** Days `submissions purge` keeps of the submission log. */
+  submissionLogDays: number;
 };
 
 export type DatabaseConfig =
@@ -142,6 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keyType: e.COINGECKO_KEY_TYPE,
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
+    submissionLogDays: e.SUBMISSION_LOG_DAYS,
   };
 }
 

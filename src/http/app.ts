@@ -22,6 +22,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { obligationRoutes } from "./routes/obligations.js";
 import { referenceRoutes } from "./routes/reference.js";
+import { reportCardRoutes } from "./routes/report-card.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
     await api.register(submissionRoutes(services));
+    await api.register(reportCardRoutes(services));
   });
   return app;
 }

@@ -3,6 +3,7 @@ import { UnavailableError } from "../domain/errors.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
+import type { ReportCardQuery } from "../schemas/report-card.js";
 import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { SubmissionsQuery } from "../schemas/submissions.js";
 import type { Stores } from "../store/stores.js";
@@ -12,6 +13,7 @@ import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
+import { getReportCard, operatorReportCard } from "./report-card.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
 import {
   getSubmission,
@@ -35,12 +37,13 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
-  const submissionLog = { stores, now };
   const scoring = {
     scorecards: stores.scorecards,
     now,
     deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
   };
+  const submissionLog = { stores, now };
+  const reportCards = { stores, now, deadlineUtc: scoring.deadlineUtc };
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticate),
@@ -59,6 +62,12 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     getSubmission: unavailableWhenDatabaseIs((caller: Caller, id: string) =>
       getSubmission(submissionLog, caller, id),
     ),
+    getReportCard: unavailableWhenDatabaseIs((caller: Caller, query: ReportCardQuery) =>
+      getReportCard(reportCards, caller, query),
+    ),
+    /** One market maker's report card, for the operator's CLI. */
+    operatorReportCard: (organizationId: string, query: ReportCardQuery) =>
+      operatorReportCard(reportCards, organizationId, query),
     /** Deletes log rows older than `days` days (SUBMISSION_LOG_DAYS), in small batches. */
     purgeSubmissions: (days: number) => purgeSubmissions(submissionLog, { days }),
     /** The listing response as JSON text (see listReportsJson). */

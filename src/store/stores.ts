@@ -4,6 +4,7 @@ import { createEligibilityStore, type EligibilityStore } from "./eligibility-sto
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
+import { createReportCardStore, type ReportCardStore } from "./report-card-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
@@ -32,6 +33,8 @@ export type Stores = {
   webhookEvents: WebhookEventStore;
   /** The submission log (accepted submissions are logged by `reports.upsert`). */
   submissions: SubmissionStore;
+  /** The monthly report card's figures. */
+  reportCards: ReportCardStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -60,6 +63,7 @@ export function createStores(
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
     submissions: createSubmissionStore(db),
+    reportCards: createReportCardStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
