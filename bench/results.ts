@@ -1,4 +1,5 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { FeedbackResults } from "./feedback.js";
 
 /** One ingest phase: throughput and per-batch latency. */
 export type Phase = {
@@ -23,7 +24,7 @@ export type IngestResults = {
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
   ratioToPerRecord: number;
-};
+} & Partial<FeedbackResults>;
 
 export type ListingQueryResult = {
   p50Ms: number;
