@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROBLEM_CODES } from "../src/domain/problem-codes.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
 import { problemsOf, submit, type Version } from "./helpers/submission.js";
@@ -388,5 +390,15 @@ describe("submission feedback", () => {
     );
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.headers["x-submission-id"]).toBeUndefined();
+  });
+
+  it("documents the whole catalogue in the docs, the README and the OpenAPI enum", async () => {
+    const codes = Object.keys(PROBLEM_CODES);
+    const docs = readFileSync("docs/submission-feedback.md", "utf8");
+    expect([...docs.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1])).toEqual(codes);
+    const readme = readFileSync("README.md", "utf8");
+    for (const code of codes) expect(readme).toContain(`\`${code}\``);
+    const document = (await t.app.inject({ url: "/openapi.json" })).json();
+    expect(document.components.schemas.ProblemCode.enum).toEqual(codes);
   });
 });

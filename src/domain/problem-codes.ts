@@ -4,7 +4,7 @@
  * problem's `path` says where. Codes are only ever added, never renamed or reused.
  */
 export const PROBLEM_CODES = {
-  required: "A required field is missing (or null where null is not allowed)",
+  required: "A required field is missing (null is `wrong_type`)",
   wrong_type: "The value has the wrong JSON type, such as a string where a number is expected",
   not_finite: "A number is not finite (such as 1e309)",
   below_minimum: "A number is below its minimum (depths and volumes must be >= 0)",
