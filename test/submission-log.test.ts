@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CODES } from "../src/domain/problem-codes.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
+import { setOrganizationKind } from "./helpers/obligations.js";
 import { problemsOf, submit, type Version } from "./helpers/submission.js";
 
 const TODAY = "2025-06-15";
@@ -382,6 +383,10 @@ describe("submission feedback", () => {
   });
 
   it("neither numbers nor logs a 403 or a 401", async () => {
+    const logged = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from submissions`.execute(t.database.db))
+        .rows[0]?.n;
+    const before = await logged();
     const unauthenticated = await submit(
       t,
       2,
@@ -390,6 +395,12 @@ describe("submission feedback", () => {
     );
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.headers["x-submission-id"]).toBeUndefined();
+    await setOrganizationKind(t.database.db, "globex", "project", ["chainlink"]);
+    const forbidden = await submit(t, 2, { data: [] }, { key: KEYS.globex });
+    await setOrganizationKind(t.database.db, "globex", "market_maker");
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.headers["x-submission-id"]).toBeUndefined();
+    expect(await logged()).toBe(before);
   });
 
   it("documents the whole catalogue in the docs, the README and the OpenAPI enum", async () => {

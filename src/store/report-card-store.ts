@@ -61,8 +61,12 @@ export function createReportCardStore(db: Kysely<Tables>) {
       const base = deadlineOf(dateGte, deadlineUtc).toISOString();
       const result = await sql<CorrectionFigures>`
         with dated as (
-          select id, organization_id, date from reports
-          where date >= ${dateGte}::date and date <= ${dateLte}::date
+          -- Per market maker, so that each takes a range of its key index (organization,
+          -- date): reports has no index on the date alone.
+          select r.id, r.organization_id, r.date
+          from organizations o join reports r on r.organization_id = o.id
+            and r.date >= ${dateGte}::date and r.date <= ${dateLte}::date
+          where o.kind = 'market_maker'
         ),
         versions as (
           select v.report_id, v.recorded_at,
