@@ -24,7 +24,8 @@ const BODY_ERROR_CODES: Record<string, ProblemCode> = {
  * The submission log's side of a submission route (CONTRACT section 5). Every request that
  * authenticated with a key that may submit gets a submission id; an accepted one is logged by
  * the service with its batch, a refused one (400, 413, 415: the batch, a header, the body) by
- * `onError` before the error answer goes out. Either answer then carries `x-submission-id`.
+ * `onError` before the error answer goes out. Either answer then carries `x-submission-id`
+ * (an answer not made by the service, such as a replay, names no new submission).
  * Not submissions, so neither logged nor numbered: a 401, a 403 (a key that may not submit),
  * a 429 (refused before the route), a 5xx (nothing was decided about the batch).
  */
@@ -56,10 +57,15 @@ export function submissionFeedback(services: Services, version: SchemaVersion) {
     },
     onSend: async (request: FastifyRequest, reply: FastifyReply) => {
       const submissionId = submissionIds.get(request);
-      if (submissionId !== undefined && (reply.statusCode === 201 || logged.has(request)))
+      if (submissionId !== undefined && logged.has(request))
         reply.header("x-submission-id", submissionId);
     },
   };
+}
+
+/** The service stored (or dry-ran) the submission and logged it: its answer names it. */
+export function submissionLogged(request: FastifyRequest): void {
+  logged.add(request);
 }
 
 /** What the service needs to log the request as accepted. */

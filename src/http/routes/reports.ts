@@ -25,7 +25,7 @@ import {
   queryErrors,
 } from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
-import { submissionFeedback, submissionOf } from "../submission-feedback.js";
+import { submissionFeedback, submissionLogged, submissionOf } from "../submission-feedback.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
@@ -111,6 +111,7 @@ export function reportRoutes(services: Services) {
             dryRun,
             ...submissionOf(request),
           });
+          submissionLogged(request);
           return reply.code(201).send(result);
         },
       );
