@@ -48,6 +48,11 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
     `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
     "",
   );
+  if (ingest.feedbackRatio !== undefined)
+    lines.push(
+      `Accepted ingest beside a stream of rejected submissions (${ingest.feedbackRejectedPerSecond}/s) over alone: ${ingest.feedbackRatio}`,
+      "",
+    );
   return lines;
 }
 

@@ -1,7 +1,7 @@
+/** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
 import type { WebhookBenchResults } from "./webhooks.js";
-
-/** What `npm run bench` measures, as written to bench/results/latest.json. */
 
 /** One ingest phase: throughput and per-batch latency. */
 export type Phase = {
@@ -26,7 +26,7 @@ export type IngestResults = {
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
   ratioToPerRecord: number;
-};
+} & Partial<FeedbackResults>;
 
 export type ListingQueryResult = {
   p50Ms: number;

@@ -15,6 +15,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
 import { markdown } from "./report.js";
 import type {
@@ -242,6 +243,13 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     regions.http1,
     1,
   );
+  const feedback = await feedbackSuite(server, {
+    batches: plan.http4,
+    batchSize: BATCH,
+    regions: [4_500_000, 5_000_000],
+    phaseOf,
+  });
+  log(`  accepted beside rejected / alone: ${feedback.feedbackRatio}`);
   const serverPeakRssMb = round(server.peakRssMb(), 0);
   await server.stop();
 
@@ -295,6 +303,7 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     perRecord_4clients_new,
     ratioToStore: round(rate / store_4clients_new.recordsPerSecond, 2),
     ratioToPerRecord: round(rate / perRecord_4clients_new.recordsPerSecond, 2),
+    ...feedback,
   };
 }
 

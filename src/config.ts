@@ -69,6 +69,8 @@ const environmentSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(8),
   // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
   WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
+  // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
+  SUBMISSION_LOG_DAYS: positiveInt(400),
 });
 
 export type Config = {
@@ -82,6 +84,8 @@ export type Config = {
   reportDeadlineUtc: string;
   webhooks: WebhookConfig;
   webhookEventsPollMs: number;
+  /** Days `submissions purge` keeps of the submission log. */
+  submissionLogDays: number;
 };
 
 export type WebhookConfig = {
@@ -177,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
+    submissionLogDays: e.SUBMISSION_LOG_DAYS,
   };
 }
 

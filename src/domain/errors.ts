@@ -1,5 +1,10 @@
-/** One problem of a bad request: where (`data.3.bidDepth50`) and what. */
-export type Problem = { path?: string; message: string };
+import type { ProblemCode } from "./problem-codes.js";
+
+/**
+ * One problem of a bad request: where (`data.3.bidDepth50`), what, and the rule it breaks
+ * (kept in the submission log; the specified 400 body shows path and message only).
+ */
+export type Problem = { path?: string; message: string; code?: ProblemCode };
 
 /**
  * Every failure the service reports on purpose. Only `http/errors.ts` knows which HTTP status

@@ -22,9 +22,11 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { obligationRoutes } from "./routes/obligations.js";
 import { referenceRoutes } from "./routes/reference.js";
+import { reportCardRoutes } from "./routes/report-card.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
+import { submissionRoutes } from "./routes/submissions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { validatorCompiler } from "./zod-validation.js";
 
@@ -93,6 +95,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
     await api.register(webhookRoutes(services));
+    await api.register(submissionRoutes(services));
+    await api.register(reportCardRoutes(services));
   });
   return app;
 }

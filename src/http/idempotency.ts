@@ -10,8 +10,6 @@ import type { StoredResponse } from "../store/idempotency-store.js";
 
 const KEY_HEADER = "idempotency-key";
 const REPLAYED_HEADER = "idempotent-replayed";
-/** Headers of a 201 that are kept with it and sent again on its replays. */
-const KEPT_HEADERS = ["x-submission-id"];
 
 /** The running digest of each keyed request's raw body, fed as the body streams in. */
 const bodyDigests = new WeakMap<FastifyRequest, Hash>();
@@ -41,7 +39,7 @@ export const hashBodyOfKeyedRequest: preParsingAsyncHookHandler = async (request
 export function idempotencyOf(
   request: FastifyRequest,
   reply: FastifyReply,
-  submission: { version: SchemaVersion; dryRun: boolean },
+  submission: { version: SchemaVersion; dryRun: boolean; submissionId?: string },
 ): IdempotentRequest | undefined {
   const header = request.headers[KEY_HEADER];
   if (header === undefined) return undefined;
@@ -57,11 +55,9 @@ export function idempotencyOf(
     .digest("hex");
   const render = (result: SubmissionResult): StoredResponse => {
     reply.code(201);
+    // Kept with the answer and sent again on its replays: they name the submission that was kept.
     const headers: Record<string, string> = {};
-    for (const name of KEPT_HEADERS) {
-      const value = reply.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
-    }
+    if (submission.submissionId !== undefined) headers["x-submission-id"] = submission.submissionId;
     return { statusCode: 201, body: String(reply.serialize(result)), headers };
   };
   return { key: key.data, requestHash, render };

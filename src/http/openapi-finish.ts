@@ -16,6 +16,7 @@ type Response = {
   $ref?: string;
 };
 type Operation = {
+  operationId?: string;
   security?: unknown[];
   parameters?: { in?: string; name?: string }[];
   responses?: Record<string, Response>;
@@ -81,6 +82,11 @@ function headers(options: DocumentOptions) {
         "`true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise",
       schema: { type: "string", const: "true" },
     },
+    "X-Submission-Id": {
+      description:
+        "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 413, 415), dry runs included",
+      schema: { type: "string", format: "uuid", maxLength: 36 },
+    },
     "Content-Disposition": {
       description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
       schema: { type: "string", const: 'attachment; filename="reports.csv"' },
@@ -91,6 +97,8 @@ function headers(options: DocumentOptions) {
 type HeaderName = keyof ReturnType<typeof headers>;
 
 const IDEMPOTENCY_KEY = "idempotency-key";
+/** The answers of a submission endpoint that the submission log records (see submission-feedback.ts). */
+const LOGGED_STATUSES = new Set(["201", "400", "413", "415"]);
 
 /**
  * Which headers an answer carries, by the kind of operation and the status: every answer has a
@@ -111,6 +119,8 @@ function headersOf(operation: Operation, status: string, response: Response): He
   if (response.content?.["text/csv"] !== undefined) names.push("Content-Disposition");
   const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY);
   if (keyed && status === "201") names.push("Idempotent-Replayed");
+  if (operation.operationId?.startsWith("submitReports") && LOGGED_STATUSES.has(status))
+    names.push("X-Submission-Id");
   return names;
 }
 

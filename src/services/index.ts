@@ -1,6 +1,5 @@
 import { type Caller, readScope } from "../domain/caller.js";
 import { UnavailableError } from "../domain/errors.js";
-import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
@@ -8,13 +7,13 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
-import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
-import { assertMaySubmit, submitReports } from "./submit-reports.js";
+import { createSubmissionServices } from "./submission-services.js";
+import { assertMaySubmit } from "./submit-reports.js";
 import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
 
 export type ServiceOptions = {
@@ -29,7 +28,7 @@ export type ServiceOptions = {
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, reports, listing, scopedListing } = stores;
+  const { organizations, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
   const scoring = {
@@ -42,23 +41,9 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     authenticate: unavailableWhenDatabaseIs(authenticate),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    submitReports: unavailableWhenDatabaseIs(
-      (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
-        submitReports({ reports, referenceData, now }, caller, request),
+    ...guarded(
+      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
     ),
-    /** The same under an Idempotency-Key: the answer to send, fresh or replayed. */
-    submitReportsIdempotently: unavailableWhenDatabaseIs(
-      (
-        caller: Caller,
-        request: { version: SchemaVersion; body: unknown; dryRun: boolean },
-        idempotency: IdempotentRequest,
-      ) =>
-        submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
-          submitReports({ reports: writer, referenceData, now }, caller, request),
-        ),
-    ),
-    /** Deletes Idempotency-Keys past retention (the purge job of `serve` calls it). */
-    purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson({ listing, scopedListing, organizations, now }, caller, query),

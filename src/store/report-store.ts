@@ -38,6 +38,8 @@ export type SubmissionLog = {
    * time (which decides lateness), the time of every version it writes.
    */
   receivedAt: Date;
+  /** The request's Idempotency-Key header, when it is 1 to 255 printable ASCII characters. */
+  idempotencyKey?: string | null;
 };
 
 export type UpsertCounts = { createdCount: number; updatedCount: number };
@@ -76,6 +78,7 @@ export function createReportStore(db: Kysely<Tables>) {
         log.id,
         log.apiKeyId,
         log.receivedAt,
+        log.idempotencyKey ?? null,
         ...inputArrays(reports),
       ];
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
@@ -127,6 +130,7 @@ export function createReportStore(db: Kysely<Tables>) {
           created_count: counts.createdCount,
           updated_count: counts.updatedCount,
           submitted_at: log.receivedAt,
+          idempotency_key: log.idempotencyKey ?? null,
         })
         .execute();
     },
@@ -163,8 +167,8 @@ function inputArrays(reports: Report[]): (string | Buffer)[] {
 }
 
 // $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
-// $5 API key id, $6 time received, then one array per input column.
-const FIXED_PARAMETERS = 6;
+// $5 API key id, $6 time received, $7 Idempotency-Key, then one array per input column.
+const FIXED_PARAMETERS = 7;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
   .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
@@ -204,10 +208,10 @@ const UPSERT_SQL = `
   ),
   submission as (
     insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
-      record_count, created_count, updated_count, submitted_at)
+      record_count, created_count, updated_count, submitted_at, idempotency_key)
     select $4::uuid, $1::text, $5::uuid, $2::smallint, false,
       count(*), count(*) filter (where created), count(*) filter (where not created),
-      $6::timestamptz
+      $6::timestamptz, $7::text
     from upserted having count(*) > 0
   )
   select (count(*) filter (where created))::int as created, count(*)::int as total,

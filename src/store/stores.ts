@@ -5,11 +5,13 @@ import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-sto
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
+import { createReportCardStore, type ReportCardStore } from "./report-card-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
+import { createSubmissionStore, type SubmissionStore } from "./submission-store.js";
 import type { Tables } from "./tables.js";
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
@@ -41,6 +43,10 @@ export type Stores = {
   webhookProducer: WebhookProducerStore;
   /** Idempotency-Key claims and the answers kept for replay. */
   idempotency: IdempotencyStore;
+  /** The submission log (accepted submissions are logged by `reports.upsert`). */
+  submissions: SubmissionStore;
+  /** The monthly report card's figures. */
+  reportCards: ReportCardStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -72,6 +78,8 @@ export function createStores(
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),
     idempotency: createIdempotencyStore(db),
+    submissions: createSubmissionStore(db),
+    reportCards: createReportCardStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

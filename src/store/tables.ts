@@ -65,6 +65,22 @@ export type Tables = {
     created_count: number;
     updated_count: number;
     submitted_at: Generated<Date>;
+    status: Generated<"accepted" | "rejected">;
+    problem_count: Generated<number>;
+    idempotency_key: string | null;
+  };
+  submission_problems: {
+    submission_id: string;
+    ordinal: number;
+    path: string | null;
+    message: string;
+    code: string;
+  };
+  submission_problem_counts: {
+    submission_id: string;
+    code: string;
+    field: string;
+    n: number;
   };
   webhooks: {
     id: string;

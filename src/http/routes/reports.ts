@@ -28,6 +28,7 @@ import {
   queryErrors,
 } from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
+import { submissionFeedback, submissionLogged, submissionOf } from "../submission-feedback.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
@@ -104,16 +105,16 @@ export function reportRoutes(services: Services) {
     for (const version of [1, 2] as SchemaVersion[]) {
       app.post(
         `/api/v${version}/report`,
+        // After authentication (the instance's hook), before the body is read or checked:
+        // a project or operator key gets its 403 whatever it sends, dry run or not.
         {
           schema: submissionSchema(version),
-          // After authentication (the instance's hook), before the body is read or checked:
-          // a project or operator key gets its 403 whatever it sends, dry run or not.
-          onRequest: async (request) => services.assertMaySubmit(request.caller),
+          ...submissionFeedback(services, version),
           preParsing: hashBodyOfKeyedRequest,
         },
         async (request, reply) => {
           const dryRun = dryRunOf(request.headers["x-dry-run"]);
-          const submitted = { version, body: request.body, dryRun };
+          const submitted = { version, body: request.body, dryRun, ...submissionOf(request) };
           const idempotency = idempotencyOf(request, reply, submitted);
           if (idempotency !== undefined) {
             const answer = await services.submitReportsIdempotently(
@@ -121,13 +122,12 @@ export function reportRoutes(services: Services) {
               submitted,
               idempotency,
             );
+            // A replay names the submission that was kept (its stored header), no new one.
+            if (!answer.replayed) submissionLogged(request);
             return sendIdempotent(reply, answer);
           }
-          const result = await services.submitReports(request.caller, {
-            version,
-            body: request.body,
-            dryRun,
-          });
+          const result = await services.submitReports(request.caller, submitted);
+          submissionLogged(request);
           return reply.code(201).send(result);
         },
       );
