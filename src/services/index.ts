@@ -9,6 +9,7 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { dayOverview } from "./dashboard-overview.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
@@ -81,6 +82,14 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
       getDailyScorecards(scoring, readScope(caller), query),
+    ),
+    /** A day's obligation markets and report eligibility (the dashboard's overview). */
+    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
+      dayOverview(
+        { scoring, listing: { listing, scopedListing, organizations, now } },
+        caller,
+        date,
+      ),
     ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */

@@ -1,7 +1,14 @@
 import type { DashboardPage } from "../page.js";
+import { overviewPage } from "./overview.js";
+import { reportsPage } from "./reports.js";
+import { submissionsPage } from "./submissions.js";
 
 /**
  * Every page of the dashboard, in navigation order (each kind's first entry is its home).
  * Add a page: one line here, its module beside this one.
  */
-export const DASHBOARD_PAGES: readonly DashboardPage[] = [];
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+  overviewPage,
+  reportsPage,
+  submissionsPage,
+];
