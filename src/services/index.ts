@@ -33,12 +33,6 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticator = createAuthenticator({ organizations, now });
-  const dashboardSessions = createDashboardSessions({
-    sessions: stores.dashboardSessions,
-    authenticator,
-    now,
-    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
-  });
   const scoring = {
     scorecards: stores.scorecards,
     now,
@@ -48,11 +42,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
     /** Dashboard sign-in, sessions and sign-out (`/app`). */
-    dashboardSessions: {
-      signIn: unavailableWhenDatabaseIs(dashboardSessions.signIn),
-      resume: unavailableWhenDatabaseIs(dashboardSessions.resume),
-      signOut: unavailableWhenDatabaseIs(dashboardSessions.signOut),
-    },
+    dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     submitReports: unavailableWhenDatabaseIs(
@@ -98,6 +88,25 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function dashboardSessionsOf(
+  stores: Stores,
+  authenticator: ReturnType<typeof createAuthenticator>,
+  now: () => Date,
+  options: ServiceOptions,
+) {
+  const sessions = createDashboardSessions({
+    sessions: stores.dashboardSessions,
+    authenticator,
+    now,
+    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
+  });
+  return {
+    signIn: unavailableWhenDatabaseIs(sessions.signIn),
+    resume: unavailableWhenDatabaseIs(sessions.resume),
+    signOut: unavailableWhenDatabaseIs(sessions.signOut),
+  };
+}
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */
 function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {
