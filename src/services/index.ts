@@ -13,6 +13,7 @@ import { dayOverview } from "./dashboard-overview.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
+import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
@@ -81,6 +82,8 @@ export function createServices(stores: Stores, options: ServiceOptions) {
         date,
       ),
     ),
+    /** The operator's views of the platform (organizations, engagements, keys, market data). */
+    operator: operatorViewsOf(stores, referenceData),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -88,6 +91,16 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function operatorViewsOf(stores: Stores, referenceData: ReferenceDataCache) {
+  const views = createOperatorViews({ ...stores, referenceData });
+  return {
+    organizations: unavailableWhenDatabaseIs(views.organizations),
+    engagements: unavailableWhenDatabaseIs(views.engagements),
+    apiKeys: unavailableWhenDatabaseIs(views.apiKeys),
+    marketDataFreshness: unavailableWhenDatabaseIs(views.marketDataFreshness),
+  };
+}
 
 function dashboardSessionsOf(
   stores: Stores,

@@ -1,4 +1,7 @@
 import type { DashboardPage } from "../page.js";
+import { operatorKeysPage } from "./operator-keys.js";
+import { operatorMarketDataPage } from "./operator-market-data.js";
+import { operatorOrganizationsPage } from "./operator-organizations.js";
 import { overviewPage } from "./overview.js";
 import { reportsPage } from "./reports.js";
 import { submissionsPage } from "./submissions.js";
@@ -9,6 +12,9 @@ import { submissionsPage } from "./submissions.js";
  */
 export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   overviewPage,
+  operatorOrganizationsPage,
+  operatorKeysPage,
+  operatorMarketDataPage,
   reportsPage,
   submissionsPage,
 ];
