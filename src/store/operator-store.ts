@@ -28,7 +28,10 @@ export function createOperatorStore(db: Kysely<Tables>) {
       return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
     },
 
-    /** Every API key: who holds it, its prefix and label, when used and revoked; active first. */
+    /**
+     * Every API key: who holds it, its prefix and label, when used and revoked. Active keys
+     * first, then by age, so that keys loaded together (a fixture) keep one order.
+     */
     async apiKeys() {
       return db
         .selectFrom("api_keys as k")
@@ -44,7 +47,6 @@ export function createOperatorStore(db: Kysely<Tables>) {
           "k.revoked_at as revokedAt",
         ])
         .orderBy("k.organization_id")
-        // Active keys first, then by age: keys loaded together (a fixture) keep one order.
         .orderBy(sql`k.revoked_at is not null`)
         .orderBy("k.created_at")
         .orderBy("k.id")
