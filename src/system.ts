@@ -44,6 +44,7 @@ export async function createSystem(
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
+    dashboardSessions: config.dashboardSessions,
   });
   const admin = createAdminServices(stores, {
     now,

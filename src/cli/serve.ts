@@ -3,6 +3,7 @@ import { loadConfig } from "../config.js";
 import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
   DEMO_API_KEY,
+  DEMO_OPERATOR_API_KEY,
   DEMO_PROJECT_API_KEY,
   demoOrganizationIds,
   loadDemo,
@@ -81,6 +82,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
 function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean): void {
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
+  io.stdout.write(`Dashboard: ${base}/app (sign in with an API key)\n`);
   if (insecureWebhooks) {
     io.stdout.write(
       "WEBHOOK_ALLOW_INSECURE=true: webhooks may target http:// URLs and private, loopback and link-local addresses (development only; never in production)\n",
@@ -96,6 +98,12 @@ function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean
     );
     io.stdout.write(
       `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
+    );
+    io.stdout.write(
+      `demo operator API key (reads everything; the dashboard's operator pages): ${DEMO_OPERATOR_API_KEY}\n`,
+    );
+    io.stdout.write(
+      `dashboard: open ${base}/app and sign in with the market-maker, project or operator key above\n`,
     );
   }
 }

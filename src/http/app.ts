@@ -15,6 +15,7 @@ import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
 import { requestIdOf } from "./request-id.js";
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(submissionRoutes(services));
     await api.register(reportCardRoutes(services));
   });
+  await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
 }
 

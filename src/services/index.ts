@@ -1,4 +1,5 @@
 import { type Caller, readScope } from "../domain/caller.js";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../domain/dashboard-session.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
@@ -7,8 +8,11 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { dayOverview } from "./dashboard-overview.js";
+import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
+import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
@@ -23,6 +27,8 @@ export type ServiceOptions = {
   reportDeadlineUtc?: string;
   /** Webhook target policy and limit (CONTRACT section 7); default: https, public, 10. */
   webhooks?: WebhookOptions;
+  /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
+  dashboardSessions?: SessionLimits;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
@@ -30,7 +36,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
   const { organizations, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
-  const authenticate = createAuthenticator({ organizations, now });
+  const authenticator = createAuthenticator({ organizations, now });
   const scoring = {
     scorecards: stores.scorecards,
     now,
@@ -38,7 +44,9 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   };
   return {
     referenceData,
-    authenticate: unavailableWhenDatabaseIs(authenticate),
+    authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
+    /** Dashboard sign-in, sessions and sign-out (`/app`). */
+    dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     ...guarded(
@@ -72,6 +80,16 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     webhooks: guarded(
       createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
     ),
+    /** A day's obligation markets and report eligibility (the dashboard's overview). */
+    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
+      dayOverview(
+        { scoring, listing: { listing, scopedListing, organizations, now } },
+        caller,
+        date,
+      ),
+    ),
+    /** The operator's views of the platform (organizations, engagements, keys, market data). */
+    operator: operatorViewsOf(stores, referenceData),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -87,6 +105,35 @@ function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>
   return Object.fromEntries(
     Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
   ) as T;
+}
+
+function operatorViewsOf(stores: Stores, referenceData: ReferenceDataCache) {
+  const views = createOperatorViews({ ...stores, referenceData });
+  return {
+    organizations: unavailableWhenDatabaseIs(views.organizations),
+    engagements: unavailableWhenDatabaseIs(views.engagements),
+    apiKeys: unavailableWhenDatabaseIs(views.apiKeys),
+    marketDataFreshness: unavailableWhenDatabaseIs(views.marketDataFreshness),
+  };
+}
+
+function dashboardSessionsOf(
+  stores: Stores,
+  authenticator: ReturnType<typeof createAuthenticator>,
+  now: () => Date,
+  options: ServiceOptions,
+) {
+  const sessions = createDashboardSessions({
+    sessions: stores.dashboardSessions,
+    authenticator,
+    now,
+    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
+  });
+  return {
+    signIn: unavailableWhenDatabaseIs(sessions.signIn),
+    resume: unavailableWhenDatabaseIs(sessions.resume),
+    signOut: unavailableWhenDatabaseIs(sessions.signOut),
+  };
 }
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */

@@ -1,8 +1,13 @@
 import type { Kysely } from "kysely";
+import {
+  createDashboardSessionStore,
+  type DashboardSessionStore,
+} from "./dashboard-session-store.js";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
+import { createOperatorStore, type OperatorStore } from "./operator-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportCardStore, type ReportCardStore } from "./report-card-store.js";
@@ -47,6 +52,10 @@ export type Stores = {
   submissions: SubmissionStore;
   /** The monthly report card's figures. */
   reportCards: ReportCardStore;
+  /** Reads across every organization, for the operator's dashboard. */
+  operator: OperatorStore;
+  /** Dashboard sign-ins (`/app`). */
+  dashboardSessions: DashboardSessionStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -80,6 +89,8 @@ export function createStores(
     idempotency: createIdempotencyStore(db),
     submissions: createSubmissionStore(db),
     reportCards: createReportCardStore(db),
+    dashboardSessions: createDashboardSessionStore(db),
+    operator: createOperatorStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

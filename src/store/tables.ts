@@ -19,7 +19,12 @@ export type Tables = {
     quote_coin_id: string | null;
     collected_since: string;
   };
-  reference_data_version: { singleton: boolean; version: number };
+  reference_data_version: {
+    singleton: boolean;
+    version: number;
+    changed_at: Date | null;
+    synced_at: Date | null;
+  };
   organizations: { id: string; name: string; kind: Generated<string>; created_at: Generated<Date> };
   organization_coins: { organization_id: string; base_coin_id: string };
   obligations: {
@@ -117,6 +122,12 @@ export type Tables = {
     last_error: string | null;
     claimed_until: Generated<Date | null>;
     created_at: Generated<Date>;
+  };
+  dashboard_sessions: {
+    token_hash: string;
+    api_key_id: string;
+    created_at: Date;
+    last_seen_at: Date;
   };
   reports: ReportRow;
   report_versions: Record<string, unknown> & { id: Generated<number>; report_id: number };

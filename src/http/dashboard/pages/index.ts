@@ -1,0 +1,20 @@
+import type { DashboardPage } from "../page.js";
+import { operatorKeysPage } from "./operator-keys.js";
+import { operatorMarketDataPage } from "./operator-market-data.js";
+import { operatorOrganizationsPage } from "./operator-organizations.js";
+import { overviewPage } from "./overview.js";
+import { reportsPage } from "./reports.js";
+import { submissionsPage } from "./submissions.js";
+
+/**
+ * Every page of the dashboard, in navigation order (each kind's first entry is its home).
+ * Add a page: one line here, its module beside this one.
+ */
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [
+  overviewPage,
+  operatorOrganizationsPage,
+  operatorKeysPage,
+  operatorMarketDataPage,
+  reportsPage,
+  submissionsPage,
+];
