@@ -1,3 +1,4 @@
+import { idempotencyLines } from "./idempotency.js";
 import type {
   BenchResults,
   IngestResults,
@@ -5,6 +6,7 @@ import type {
   Phase,
   ScorecardQueryResult,
 } from "./results.js";
+import { webhookLines } from "./webhooks.js";
 
 const TARGETS = ["postgres", "pglite"] as const;
 
@@ -21,6 +23,8 @@ export function markdown(r: BenchResults): string {
     if (t === undefined) continue;
     if (t.ingest !== undefined) lines.push(...ingestLines(target, t.ingest));
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
+    if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
+    if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
   }
   return `${lines.join("\n")}\n`;
 }

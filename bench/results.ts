@@ -1,5 +1,7 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 import type { FeedbackResults } from "./feedback.js";
+import type { IdempotencyResults } from "./idempotency.js";
+import type { WebhookBenchResults } from "./webhooks.js";
 
 /** One ingest phase: throughput and per-batch latency. */
 export type Phase = {
@@ -61,7 +63,12 @@ export type ListingResults = {
   growthP50?: Record<string, number>;
 };
 
-export type TargetResults = { ingest?: IngestResults; listing?: ListingResults };
+export type TargetResults = {
+  ingest?: IngestResults;
+  listing?: ListingResults;
+  webhooks?: WebhookBenchResults;
+  idempotency?: IdempotencyResults;
+};
 
 export type BenchResults = {
   date: string;

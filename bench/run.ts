@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only postgres|pglite]`: ingest, store limit, listing and
+ * `npm run bench [-- --quick] [-- --only postgres|pglite] [-- --<part>-only …]`: ingest, store limit, listing and
  * memory, on PostgreSQL and embedded PGlite, in one run. Writes bench/results/latest.json and
  * latest.md. Figures are compared as ratios measured side by side in the same run.
  */
@@ -16,6 +16,7 @@ import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { feedbackSuite } from "./feedback.js";
+import { idempotencySuite } from "./idempotency.js";
 import { markdown } from "./report.js";
 import type {
   BenchResults,
@@ -29,18 +30,25 @@ import type {
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
 import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
+import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
+// `--<part>-only` (several allowed) runs just those parts; none: every part.
+const onlyParts = process.argv.filter((a) => /^--[a-z]+-only$/.test(a)).map((a) => a.slice(2, -5));
+const runs = (part: string) => onlyParts.length === 0 || onlyParts.includes(part);
 const parts = {
-  ingest: !process.argv.includes("--listing-only"),
-  listing: !process.argv.includes("--ingest-only"),
+  ingest: runs("ingest"),
+  listing: runs("listing"),
+  webhooks: runs("webhooks"),
+  idempotency: runs("idempotency"),
 };
 const BATCH = 300;
 const plan = quick
   ? {
       http1: 6,
       http4: 16,
+      idempotency: 16,
       store: 16,
       perRecord: 6,
       listing: [20_000, 100_000],
@@ -50,6 +58,7 @@ const plan = quick
   : {
       http1: 60,
       http4: 240,
+      idempotency: 240,
       store: 240,
       perRecord: 60,
       listing: [1_000_000, 10_000_000],
@@ -118,7 +127,20 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     listing = await listingSuite(listingDb, sizes);
     await listingDb.drop();
   }
-  return { ingest, listing };
+  let webhooks: TargetResults["webhooks"];
+  if (parts.webhooks) {
+    const webhookDb = await freshTarget(target, "webhooks");
+    webhooks = await webhookSuite(webhookDb.env, fixtureFile, quick, log);
+    await webhookDb.drop();
+  }
+  let idempotency: TargetResults["idempotency"];
+  if (parts.idempotency) {
+    const db = await freshTarget(target, "idempotency");
+    const options = { batches: plan.idempotency, concurrency: 4, log };
+    idempotency = await idempotencySuite(db.env, fixtureFile, options);
+    await db.drop();
+  }
+  return { ingest, listing, webhooks, idempotency };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
+import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -56,6 +57,18 @@ const environmentSchema = z.object({
     .string()
     .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
     .default("12:00"),
+  // Notifications (CONTRACT section 7; README "Notifications").
+  WEBHOOK_ALLOW_INSECURE: z.enum(["true", "false", ""]).default("false"),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "must be seconds, comma-separated (e.g. 5,300,1800)")
+    .default(DEFAULT_RETRY_SCHEDULE.join(","))
+    .transform((text) => text.split(",").map(Number)),
+  WEBHOOKS_PER_ORGANIZATION: positiveInt(10),
+  WEBHOOK_CONCURRENCY: positiveInt(8),
+  // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
+  WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
   // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
   SUBMISSION_LOG_DAYS: positiveInt(400),
 });
@@ -69,8 +82,22 @@ export type Config = {
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
+  webhooks: WebhookConfig;
+  webhookEventsPollMs: number;
   /** Days `submissions purge` keeps of the submission log. */
   submissionLogDays: number;
+};
+
+export type WebhookConfig = {
+  /** WEBHOOK_ALLOW_INSECURE: http:// and non-public addresses allowed (development, tests). */
+  allowInsecure: boolean;
+  /** An attempt that has no 2xx answer within this long failed. */
+  timeoutMs: number;
+  /** Seconds before the 2nd, 3rd, … attempt; then the delivery has failed. */
+  retrySchedule: number[];
+  perOrganization: number;
+  /** Attempts one process makes at once. */
+  concurrency: number;
 };
 
 export type DatabaseConfig =
@@ -146,6 +173,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keyType: e.COINGECKO_KEY_TYPE,
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
+    webhooks: {
+      allowInsecure: e.WEBHOOK_ALLOW_INSECURE === "true",
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      perOrganization: e.WEBHOOKS_PER_ORGANIZATION,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
+    webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
     submissionLogDays: e.SUBMISSION_LOG_DAYS,
   };
 }

@@ -289,9 +289,29 @@ describe("submission feedback", () => {
       t,
       1,
       { data: [v1Record({ date: "2025-04-02" })] },
-      { headers: { "x-dry-run": "TRUE", "idempotency-key": "\u00e9" } },
+      { headers: { "x-dry-run": "TRUE" } },
     );
     expect(dry.statusCode).toBe(201);
+    // A key that is not printable ASCII refuses the submission (CONTRACT section 5); the log
+    // keeps no key it could not have used.
+    const badKey = await submit(
+      t,
+      1,
+      { data: [v1Record({ date: "2025-04-02" })] },
+      { headers: { "idempotency-key": "\u00e9" } },
+    );
+    expect(badKey.statusCode).toBe(400);
+    expect((await detailOf(badKey.headers["x-submission-id"])).json()).toMatchObject({
+      status: "rejected",
+      idempotencyKey: null,
+      problems: [
+        {
+          path: "Idempotency-Key",
+          message: "Expected 1 to 255 printable ASCII characters",
+          code: "invalid_header",
+        },
+      ],
+    });
     expect((await detailOf(accepted.headers["x-submission-id"])).json()).toMatchObject({
       status: "accepted",
       dryRun: false,
@@ -311,6 +331,23 @@ describe("submission feedback", () => {
       createdCount: 1,
       idempotencyKey: null,
     });
+  });
+
+  it("a replayed keyed submission names the submission that was kept, and logs no new one", async () => {
+    const body = { data: [v2Record({ date: "2025-04-03" })] };
+    const headers = { "idempotency-key": "replayed-batch" };
+    const first = await submit(t, 2, body, { headers });
+    expect(first.statusCode).toBe(201);
+    const count = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from submissions`.execute(t.database.db))
+        .rows[0]?.n;
+    const before = await count();
+    const replay = await submit(t, 2, body, { headers });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.headers["x-submission-id"]).toBe(first.headers["x-submission-id"]);
+    expect(replay.body).toBe(first.body);
+    expect(await count()).toBe(before);
   });
 
   it("answers 404 for another organization's submission, and for ids that are none", async () => {

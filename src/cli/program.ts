@@ -10,6 +10,7 @@ import { registerScorecardCommand } from "./scorecard.js";
 import { DemoRefused, serve } from "./serve.js";
 import { registerSubmissionLogCommands } from "./submission-log.js";
 import { registerSubmitCommand } from "./submit.js";
+import { registerWebhookCommands } from "./webhook.js";
 
 export type { Io } from "./open.js";
 
@@ -33,6 +34,7 @@ export function buildProgram(
   registerDatabaseCommands(program, io, context);
   registerAdminCommands(program, io, (work) => withSystem(io, context, work));
   registerScorecardCommand(program, io, (work) => withSystem(io, context, work));
+  registerWebhookCommands(program, io, (work) => withSystem(io, context, work));
   registerSubmissionLogCommands(program, io, (work) => withSystem(io, context, work));
   registerSubmitCommand(program, io, exit);
   registerExportCommand(program, io, exit);

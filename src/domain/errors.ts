@@ -17,6 +17,7 @@ export abstract class DomainError extends Error {
     | "forbidden"
     | "not_found"
     | "conflict"
+    | "unprocessable"
     | "unavailable";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -47,6 +48,11 @@ export class NotFoundError extends DomainError {
 
 export class ConflictError extends DomainError {
   readonly kind = "conflict";
+}
+
+/** Well-formed, but at odds with what the service already holds (an Idempotency-Key reused). */
+export class UnprocessableError extends DomainError {
+  readonly kind = "unprocessable";
 }
 
 /** A dependency (the database) cannot be reached now; the caller should retry later. */

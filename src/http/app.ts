@@ -27,6 +27,7 @@ import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
 import { submissionRoutes } from "./routes/submissions.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { validatorCompiler } from "./zod-validation.js";
 
 declare module "fastify" {
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(referenceRoutes(services));
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
+    await api.register(webhookRoutes(services));
     await api.register(submissionRoutes(services));
     await api.register(reportCardRoutes(services));
   });

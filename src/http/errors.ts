@@ -74,6 +74,8 @@ function handleError(
         return reply.code(404).send(errorBody(404, error.message));
       case "conflict":
         return reply.code(409).send(errorBody(409, error.message));
+      case "unprocessable":
+        return reply.code(422).send(errorBody(422, error.message));
       case "unavailable":
         request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
         reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));

@@ -18,6 +18,7 @@ type Response = {
 type Operation = {
   operationId?: string;
   security?: unknown[];
+  parameters?: { in?: string; name?: string }[];
   responses?: Record<string, Response>;
 };
 type Document = {
@@ -76,6 +77,11 @@ function headers(options: DocumentOptions) {
       description: "Seconds to wait before retrying",
       schema: { ...seconds, minimum: 1 },
     },
+    "Idempotent-Replayed": {
+      description:
+        "`true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise",
+      schema: { type: "string", const: "true" },
+    },
     "X-Submission-Id": {
       description:
         "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 413, 415), dry runs included",
@@ -90,6 +96,7 @@ function headers(options: DocumentOptions) {
 
 type HeaderName = keyof ReturnType<typeof headers>;
 
+const IDEMPOTENCY_KEY = "idempotency-key";
 /** The answers of a submission endpoint that the submission log records (see submission-feedback.ts). */
 const LOGGED_STATUSES = new Set(["201", "400", "413", "415"]);
 
@@ -97,11 +104,12 @@ const LOGGED_STATUSES = new Set(["201", "400", "413", "415"]);
  * Which headers an answer carries, by the kind of operation and the status: every answer has a
  * request id and `nosniff`; an authenticated operation's answers are `no-store` and, once the
  * key authenticated (so not on a 401), carry its rate limit; a 429 or a 503 says when to retry;
- * a CSV answer is an attachment.
+ * a CSV answer is an attachment; the 201 of an operation that takes an Idempotency-Key may be a
+ * replay.
  */
 function headersOf(operation: Operation, status: string, response: Response): HeaderName[] {
-  const authenticated = (operation.security?.length ?? 0) > 0;
   const names: HeaderName[] = ["X-Request-Id", "X-Content-Type-Options"];
+  const authenticated = (operation.security?.length ?? 0) > 0;
   if (authenticated) {
     names.push("Cache-Control");
     if (status !== "401")
@@ -109,6 +117,8 @@ function headersOf(operation: Operation, status: string, response: Response): He
   }
   if (status === "429" || status === "503") names.push("Retry-After");
   if (response.content?.["text/csv"] !== undefined) names.push("Content-Disposition");
+  const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY);
+  if (keyed && status === "201") names.push("Idempotent-Replayed");
   if (operation.operationId?.startsWith("submitReports") && LOGGED_STATUSES.has(status))
     names.push("X-Submission-Id");
   return names;

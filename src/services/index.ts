@@ -3,9 +3,7 @@ import { UnavailableError } from "../domain/errors.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
-import type { ReportCardQuery } from "../schemas/report-card.js";
 import type { ScorecardQuery } from "../schemas/scorecards.js";
-import type { SubmissionsQuery } from "../schemas/submissions.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
@@ -13,28 +11,24 @@ import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
-import { getReportCard, operatorReportCard } from "./report-card.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
-import {
-  getSubmission,
-  listSubmissions,
-  purgeSubmissions,
-  type Rejection,
-  recordRejection,
-} from "./submission-log.js";
-import { assertMaySubmit, type SubmitRequest, submitReports } from "./submit-reports.js";
+import { createSubmissionServices } from "./submission-services.js";
+import { assertMaySubmit } from "./submit-reports.js";
+import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
 
 export type ServiceOptions = {
   referenceDataCheckMs: number;
   now?: () => Date;
   /** REPORT_DEADLINE_UTC (`HH:MM`); default 12:00. */
   reportDeadlineUtc?: string;
+  /** Webhook target policy and limit (CONTRACT section 7); default: https, public, 10. */
+  webhooks?: WebhookOptions;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, reports, listing, scopedListing } = stores;
+  const { organizations, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticate = createAuthenticator({ organizations, now });
   const scoring = {
@@ -42,34 +36,14 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     now,
     deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
   };
-  const submissionLog = { stores, now };
-  const reportCards = { stores, now, deadlineUtc: scoring.deadlineUtc };
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticate),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    submitReports: unavailableWhenDatabaseIs((caller: Caller, request: SubmitRequest) =>
-      submitReports({ reports, referenceData, now }, caller, request),
+    ...guarded(
+      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
     ),
-    /** Logs a submission refused after authentication (the route's onError). */
-    recordRejection: unavailableWhenDatabaseIs((caller: Caller, rejection: Rejection) =>
-      recordRejection(submissionLog, caller, rejection),
-    ),
-    listSubmissions: unavailableWhenDatabaseIs((caller: Caller, query: SubmissionsQuery) =>
-      listSubmissions(submissionLog, caller, query),
-    ),
-    getSubmission: unavailableWhenDatabaseIs((caller: Caller, id: string) =>
-      getSubmission(submissionLog, caller, id),
-    ),
-    getReportCard: unavailableWhenDatabaseIs((caller: Caller, query: ReportCardQuery) =>
-      getReportCard(reportCards, caller, query),
-    ),
-    /** One market maker's report card, for the operator's CLI. */
-    operatorReportCard: (organizationId: string, query: ReportCardQuery) =>
-      operatorReportCard(reportCards, organizationId, query),
-    /** Deletes log rows older than `days` days (SUBMISSION_LOG_DAYS), in small batches. */
-    purgeSubmissions: (days: number) => purgeSubmissions(submissionLog, { days }),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson({ listing, scopedListing, organizations, now }, caller, query),
@@ -94,6 +68,10 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
       getDailyScorecards(scoring, readScope(caller), query),
     ),
+    /** Webhook subscriptions of the caller's organization (CONTRACT section 7). */
+    webhooks: guarded(
+      createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
+    ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -101,6 +79,15 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Every function of `functions`, unavailable when the database is. */
+function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  functions: T,
+): T {
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
+  ) as T;
+}
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */
 function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {

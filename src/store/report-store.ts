@@ -82,9 +82,10 @@ export function createReportStore(db: Kysely<Tables>) {
         ...inputArrays(reports),
       ];
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
-      const result = await withTransientRetry(() =>
-        db.executeQuery<{ created: number; total: number; current: boolean }>(query),
-      );
+      const run = () =>
+        db.executeQuery<{ created: number; total: number; current: boolean }>(query);
+      // Inside a transaction a conflict aborts the whole of it: its owner runs it again.
+      const result = await (db.isTransaction ? run() : withTransientRetry(run));
       const row = result.rows[0];
       if (row === undefined || !row.current) return undefined;
       return { createdCount: row.created, updatedCount: row.total - row.created };

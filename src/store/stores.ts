@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
@@ -12,7 +13,10 @@ import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import { createSubmissionStore, type SubmissionStore } from "./submission-store.js";
 import type { Tables } from "./tables.js";
+import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
+import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
+import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
  * Every store over one database handle: the pool, or one transaction. Services receive this
@@ -31,6 +35,14 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Subscribed endpoints and their delivery logs. */
+  webhooks: WebhookStore;
+  /** The queue of deliveries the delivery job works through. */
+  webhookDeliveries: WebhookDeliveryStore;
+  /** The cursors and kept outcomes of the job deriving events from stored data. */
+  webhookProducer: WebhookProducerStore;
+  /** Idempotency-Key claims and the answers kept for replay. */
+  idempotency: IdempotencyStore;
   /** The submission log (accepted submissions are logged by `reports.upsert`). */
   submissions: SubmissionStore;
   /** The monthly report card's figures. */
@@ -62,6 +74,10 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    webhooks: createWebhookStore(db),
+    webhookDeliveries: createWebhookDeliveryStore(db),
+    webhookProducer: createWebhookProducerStore(db),
+    idempotency: createIdempotencyStore(db),
     submissions: createSubmissionStore(db),
     reportCards: createReportCardStore(db),
     ping: () => ping(db),
