@@ -5,12 +5,19 @@ import { INVALID_DATE } from "./report.js";
 import { NOT_STORABLE_MESSAGES } from "./text.js";
 import { NOT_FINITE, REQUIRED } from "./zod-messages.js";
 
-/** Zod issues as the problems of a 400 body: dotted path (omitted at the root), message, code. */
+/** Zod issues as the problems of a 400 body: dotted path (omitted at the root) and message. */
 export function problemsOf(error: z.ZodError, prefix: string[] = []): Problem[] {
   return error.issues.map((issue) => {
     const path = [...prefix, ...issue.path.map(String)].join(".");
-    const code = problemCodeOf(issue);
-    return path === "" ? { message: issue.message, code } : { path, message: issue.message, code };
+    return path === "" ? { message: issue.message } : { path, message: issue.message };
+  });
+}
+
+/** The same, each with its catalogue code: the problems of a submission, as logged. */
+export function codedProblemsOf(error: z.ZodError): Problem[] {
+  return problemsOf(error).map((problem, i) => {
+    const issue = error.issues[i];
+    return issue === undefined ? problem : { ...problem, code: problemCodeOf(issue) };
   });
 }
 

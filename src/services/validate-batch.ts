@@ -19,7 +19,7 @@ import {
   routedExchange,
 } from "../domain/report-rules.js";
 import { v1InstrumentType } from "../domain/routing.js";
-import { problemCodeOf, problemsOf } from "../schemas/problems.js";
+import { codedProblemsOf, problemCodeOf } from "../schemas/problems.js";
 import {
   MAX_V1_BATCH,
   MAX_V2_BATCH,
@@ -59,7 +59,7 @@ export function validateBatch(
   today: string,
 ): Report[] {
   const shape = bodyShape[version].safeParse(body, zod3Messages);
-  if (!shape.success) throw new ValidationError(problemsOf(shape.error));
+  if (!shape.success) throw new ValidationError(codedProblemsOf(shape.error));
 
   const problems: Problem[] = [];
   const reports: Report[] = [];
