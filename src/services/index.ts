@@ -8,6 +8,7 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { createDashboardPages } from "./dashboard-pages.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
@@ -65,6 +66,18 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
       getDailyScorecards(scoring, readScope(caller), query),
+    ),
+    /** What the dashboard's market, calendar and coin pages show (issue 14). */
+    dashboardPages: createDashboardPages(
+      {
+        ...scoring,
+        listing,
+        scopedListing,
+        organizations,
+        obligations: stores.obligations,
+        referenceData,
+      },
+      unavailableWhenDatabaseIs,
     ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */

@@ -1,0 +1,34 @@
+import type { Caller } from "../domain/caller.js";
+import { calendarPage } from "./dashboard-calendar.js";
+import { coinIndex, coinPage, makerPage } from "./dashboard-coins.js";
+import { type MarketKey, marketPage } from "./dashboard-market.js";
+
+type Deps = Parameters<typeof coinIndex>[0] &
+  Parameters<typeof marketPage>[0] &
+  Parameters<typeof calendarPage>[0];
+type Range = { dateGte?: string; dateLte?: string };
+type OrganizationCoin = { organizationId: string; baseCoinId: string };
+type Guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A) => Promise<R>;
+
+/**
+ * What the dashboard's market, calendar and coin pages show (issue 14), read through the
+ * listing, scorecard and obligation services with the caller's scope; each wrapped by `guard`
+ * (the services' "database unavailable" translation).
+ */
+export function createDashboardPages(deps: Deps, guard: Guard) {
+  return {
+    coins: guard((caller: Caller) => coinIndex(deps, caller)),
+    coin: guard((caller: Caller, baseCoinId: string, query: Range) =>
+      coinPage(deps, caller, baseCoinId, query),
+    ),
+    maker: guard((caller: Caller, key: OrganizationCoin, query: Range) =>
+      makerPage(deps, caller, key, query),
+    ),
+    calendar: guard((caller: Caller, key: OrganizationCoin, query: Range) =>
+      calendarPage(deps, caller, key, query),
+    ),
+    market: guard((caller: Caller, market: MarketKey, query: Range) =>
+      marketPage(deps, caller, market, query),
+    ),
+  };
+}
