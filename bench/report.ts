@@ -1,3 +1,4 @@
+import { dashboardLines } from "./dashboard.js";
 import type {
   BenchResults,
   IngestResults,
@@ -62,6 +63,8 @@ function listingLines(target: string, listing: ListingResults): string[] {
     lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
     if (atSize.scorecards !== undefined)
       lines.push(...scorecardLines(target, size, atSize.scorecards));
+    if (atSize.dashboard !== undefined)
+      lines.push(...dashboardLines(target, size, atSize.dashboard));
   }
   if (listing.growthP50 !== undefined)
     lines.push(
