@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SessionLimits } from "./domain/dashboard-session.js";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
 
@@ -51,6 +52,9 @@ const environmentSchema = z.object({
   COINGECKO_BASE_URL: z.string().url().optional(),
   COINGECKO_API_KEY: z.string().min(1).optional(),
   COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
+  // Dashboard sessions (README "Dashboard"): idle and absolute expiry.
+  DASHBOARD_SESSION_IDLE_MINUTES: positiveInt(30),
+  DASHBOARD_SESSION_MAX_HOURS: positiveInt(12),
   // The time of day (UTC) by which the day before must be reported (CONTRACT section 4).
   REPORT_DEADLINE_UTC: z
     .string()
@@ -67,6 +71,7 @@ export type Config = {
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
+  dashboardSessions: SessionLimits;
 };
 
 export type DatabaseConfig =
@@ -142,6 +147,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keyType: e.COINGECKO_KEY_TYPE,
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
+    dashboardSessions: {
+      idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+      maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000,
+    },
   };
 }
 

@@ -40,6 +40,7 @@ export async function createSystem(
     referenceDataCheckMs: config.referenceDataCheckMs,
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
+    dashboardSessions: config.dashboardSessions,
   });
   const admin = createAdminServices(stores, {
     now,

@@ -15,6 +15,7 @@ import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
 import { requestIdOf } from "./request-id.js";
@@ -92,6 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
   });
+  await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
 }
 

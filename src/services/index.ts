@@ -1,4 +1,5 @@
 import { type Caller, readScope } from "../domain/caller.js";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../domain/dashboard-session.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
@@ -9,6 +10,7 @@ import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
 import { createDashboardPages } from "./dashboard-pages.js";
+import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { ReferenceDataCache } from "./reference-data.js";
@@ -21,6 +23,8 @@ export type ServiceOptions = {
   now?: () => Date;
   /** REPORT_DEADLINE_UTC (`HH:MM`); default 12:00. */
   reportDeadlineUtc?: string;
+  /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
+  dashboardSessions?: SessionLimits;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
@@ -28,7 +32,13 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
-  const authenticate = createAuthenticator({ organizations, now });
+  const authenticator = createAuthenticator({ organizations, now });
+  const dashboardSessions = createDashboardSessions({
+    sessions: stores.dashboardSessions,
+    authenticator,
+    now,
+    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
+  });
   const scoring = {
     scorecards: stores.scorecards,
     now,
@@ -36,7 +46,13 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   };
   return {
     referenceData,
-    authenticate: unavailableWhenDatabaseIs(authenticate),
+    authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
+    /** Dashboard sign-in, sessions and sign-out (`/app`). */
+    dashboardSessions: {
+      signIn: unavailableWhenDatabaseIs(dashboardSessions.signIn),
+      resume: unavailableWhenDatabaseIs(dashboardSessions.resume),
+      signOut: unavailableWhenDatabaseIs(dashboardSessions.signOut),
+    },
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     submitReports: unavailableWhenDatabaseIs(

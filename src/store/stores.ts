@@ -1,4 +1,8 @@
 import type { Kysely } from "kysely";
+import {
+  createDashboardSessionStore,
+  type DashboardSessionStore,
+} from "./dashboard-session-store.js";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
@@ -29,6 +33,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Dashboard sign-ins (`/app`). */
+  dashboardSessions: DashboardSessionStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -56,6 +62,7 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    dashboardSessions: createDashboardSessionStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

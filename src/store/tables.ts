@@ -100,6 +100,12 @@ export type Tables = {
     last_error: string | null;
     created_at: Generated<Date>;
   };
+  dashboard_sessions: {
+    token_hash: string;
+    api_key_id: string;
+    created_at: Date;
+    last_seen_at: Date;
+  };
   reports: ReportRow;
   report_versions: Record<string, unknown> & { id: Generated<number>; report_id: number };
 };

@@ -1,0 +1,7 @@
+import type { DashboardPage } from "../page.js";
+
+/**
+ * Every page of the dashboard, in navigation order (each kind's first entry is its home).
+ * Add a page: one line here, its module beside this one.
+ */
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [];
