@@ -104,8 +104,8 @@ export async function dashboardSuite(
   const pages: DashboardResults["pages"] = {};
   try {
     for (const [name, { path, key }] of Object.entries(dashboardPages())) {
-      let cookie = cookies.get(key);
-      if (cookie === undefined) cookies.set(key, (cookie = await signIn(server.origin, key)));
+      const cookie = cookies.get(key) ?? (await signIn(server.origin, key));
+      cookies.set(key, cookie);
       const latencies: number[] = [];
       let bytes = 0;
       let errors = 0;

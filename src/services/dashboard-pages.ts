@@ -8,27 +8,21 @@ type Deps = Parameters<typeof coinIndex>[0] &
   Parameters<typeof calendarPage>[0];
 type Range = { dateGte?: string; dateLte?: string };
 type OrganizationCoin = { organizationId: string; baseCoinId: string };
-type Guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A) => Promise<R>;
 
 /**
  * What the dashboard's market, calendar and coin pages show (issue 14), read through the
- * listing, scorecard and obligation services with the caller's scope; each wrapped by `guard`
- * (the services' "database unavailable" translation).
+ * listing, scorecard and obligation services with the caller's scope.
  */
-export function createDashboardPages(deps: Deps, guard: Guard) {
+export function createDashboardPages(deps: Deps) {
   return {
-    coins: guard((caller: Caller) => coinIndex(deps, caller)),
-    coin: guard((caller: Caller, baseCoinId: string, query: Range) =>
+    coins: (caller: Caller) => coinIndex(deps, caller),
+    coin: (caller: Caller, baseCoinId: string, query: Range) =>
       coinPage(deps, caller, baseCoinId, query),
-    ),
-    maker: guard((caller: Caller, key: OrganizationCoin, query: Range) =>
+    maker: (caller: Caller, key: OrganizationCoin, query: Range) =>
       makerPage(deps, caller, key, query),
-    ),
-    calendar: guard((caller: Caller, key: OrganizationCoin, query: Range) =>
+    calendar: (caller: Caller, key: OrganizationCoin, query: Range) =>
       calendarPage(deps, caller, key, query),
-    ),
-    market: guard((caller: Caller, market: MarketKey, query: Range) =>
+    market: (caller: Caller, market: MarketKey, query: Range) =>
       marketPage(deps, caller, market, query),
-    ),
   };
 }

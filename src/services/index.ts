@@ -84,17 +84,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
       getDailyScorecards(scoring, readScope(caller), query),
     ),
     /** What the dashboard's market, calendar and coin pages show (issue 14). */
-    dashboardPages: createDashboardPages(
-      {
-        ...scoring,
-        listing,
-        scopedListing,
-        organizations,
-        obligations: stores.obligations,
-        referenceData,
-      },
-      unavailableWhenDatabaseIs,
-    ),
+    dashboardPages: guardEach(createDashboardPages({ ...stores, ...scoring, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -115,4 +105,13 @@ function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => P
       throw error;
     }
   };
+}
+
+/** Each function of `functions`, translating "database unavailable" as the services do. */
+function guardEach<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  functions: T,
+): T {
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
+  ) as T;
 }

@@ -1,7 +1,9 @@
 import type { DashboardPage } from "../page.js";
+import { coinPages } from "./coins.js";
+import { makerPages, ownMarketsPage } from "./markets.js";
 
 /**
  * Every page of the dashboard, in navigation order (each kind's first entry is its home).
  * Add a page: one line here, its module beside this one.
  */
-export const DASHBOARD_PAGES: readonly DashboardPage[] = [];
+export const DASHBOARD_PAGES: readonly DashboardPage[] = [ownMarketsPage, coinPages, makerPages];
