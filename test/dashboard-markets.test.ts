@@ -20,6 +20,13 @@ const DEPTH_200_ROWS = [
   "2025-03-08 | 6800 | 7080 | 6000 | 5000",
 ];
 
+/**
+ * Resolves once dashboard-charts.js has drawn every chart. A selector, not a predicate: a
+ * string predicate is evaluated in the page, which the page's CSP (no eval) refuses.
+ */
+const chartsDrawn = (visit: Visit) =>
+  visit.page.locator("html[data-charts-drawn='true']").waitFor({ state: "attached" });
+
 let world: DashboardWorld;
 let base: string;
 let browser: Browser;
@@ -65,7 +72,7 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     const visit = await Visit.open(browser, base);
     await visit.signIn(key);
     expect(await visit.goto(MARKET_A)).toBe(200);
-    await visit.page.waitForFunction("document.documentElement.dataset.chartsDrawn === 'true'");
+    await chartsDrawn(visit);
     // Seven charts (six depth bands, the spread), each drawn with one point per reported day.
     const drawn = await visit.page
       .locator("figure.chart")
@@ -109,7 +116,7 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.page.getByRole("link", { name: "Chainlink (LINK)" }).click();
     expect(await visit.tableRows("Markets,")).toHaveLength(2);
     await visit.page.getByRole("link", { name: "binance · tether · spot" }).click();
-    await visit.page.waitForFunction("document.documentElement.dataset.chartsDrawn === 'true'");
+    await chartsDrawn(visit);
     const overflow = await visit.page.evaluate(
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
     );
