@@ -229,6 +229,74 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither */
+        ListedReport: {
+            /** @description The market maker that submitted the report (project and operator keys only) */
+            organizationId?: string;
+            /** @description Its display name (project and operator keys only) */
+            organizationName?: string;
+            /**
+             * Format: date
+             * @description Trading date, YYYY-MM-DD
+             */
+            date: string;
+            exchangeId: string;
+            exchangeName: string;
+            baseCoinId: string;
+            baseCoinSymbol: string;
+            /** @description Present when submitted */
+            quoteCoinId?: string;
+            /** @description Present when submitted; upper case */
+            quoteCoinSymbol?: string;
+            /** @description Bid Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth50: number;
+            /** @description Ask Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth50: number;
+            /** @description Bid Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth100: number;
+            /** @description Ask Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth100: number;
+            /** @description Bid Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth200: number;
+            /** @description Ask Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth200: number;
+            /** @description Total (bid + ask) Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth50: number;
+            /** @description Total (bid + ask) Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth100: number;
+            /** @description Total (bid + ask) Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth200: number;
+            /** @description Bid-ask spread as a percentage, 0 to 100: 0.5 means 0.5 % (not 0.005) */
+            bidAskSpread: number;
+            /** @description Maker order fill volume, in USD */
+            orderFillVolumeMaker: number;
+            /** @description Taker order fill volume, in USD */
+            orderFillVolumeTaker: number;
+            type: ("project" | "exchange" | "prop") | null;
+            /** @description Bid depth at the top of book, in USD. Null for a report submitted through v1 */
+            bidDepthTob: number | null;
+            /** @description Bid Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            bidDepth10: number | null;
+            /** @description Bid Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            bidDepth25: number | null;
+            /** @description Ask depth at the top of book, in USD. Null for a report submitted through v1 */
+            askDepthTob: number | null;
+            /** @description Ask Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            askDepth10: number | null;
+            /** @description Ask Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            askDepth25: number | null;
+            /** @description Share of instances the market maker was top of book, as a percentage, 0 to 100: 0.5 means 0.5 %. Null for a report submitted through v1 */
+            topOfBookPercentage: number | null;
+            /** @description Maker fill volume executed from the top of book, in USD. Null for a report submitted through v1 */
+            orderFillVolumeMakerTob: number | null;
+            /**
+             * @description eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason
+             * @enum {string}
+             */
+            eligibilityStatus: "eligible" | "ineligible_market_data_missing";
+            /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
+            eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
+        };
         Project: {
             /**
              * @description The engaged market maker (project and operator keys only)
@@ -303,74 +371,6 @@ export interface components {
             statusCode: number;
             error: string;
             message: string;
-        };
-        /** @description A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither */
-        ListedReport: {
-            /** @description The market maker that submitted the report (project and operator keys only) */
-            organizationId?: string;
-            /** @description Its display name (project and operator keys only) */
-            organizationName?: string;
-            /**
-             * Format: date
-             * @description Trading date, YYYY-MM-DD
-             */
-            date: string;
-            exchangeId: string;
-            exchangeName: string;
-            baseCoinId: string;
-            baseCoinSymbol: string;
-            /** @description Present when submitted */
-            quoteCoinId?: string;
-            /** @description Present when submitted; upper case */
-            quoteCoinSymbol?: string;
-            /** @description Bid Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth50: number;
-            /** @description Ask Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth50: number;
-            /** @description Bid Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth100: number;
-            /** @description Ask Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth100: number;
-            /** @description Bid Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth200: number;
-            /** @description Ask Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth200: number;
-            /** @description Total (bid + ask) Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth50: number;
-            /** @description Total (bid + ask) Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth100: number;
-            /** @description Total (bid + ask) Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth200: number;
-            /** @description Bid-ask spread as a percentage, 0 to 100: 0.5 means 0.5 % (not 0.005) */
-            bidAskSpread: number;
-            /** @description Maker order fill volume, in USD */
-            orderFillVolumeMaker: number;
-            /** @description Taker order fill volume, in USD */
-            orderFillVolumeTaker: number;
-            type: ("project" | "exchange" | "prop") | null;
-            /** @description Bid depth at the top of book, in USD. Null for a report submitted through v1 */
-            bidDepthTob: number | null;
-            /** @description Bid Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            bidDepth10: number | null;
-            /** @description Bid Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            bidDepth25: number | null;
-            /** @description Ask depth at the top of book, in USD. Null for a report submitted through v1 */
-            askDepthTob: number | null;
-            /** @description Ask Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            askDepth10: number | null;
-            /** @description Ask Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            askDepth25: number | null;
-            /** @description Share of instances the market maker was top of book, as a percentage, 0 to 100: 0.5 means 0.5 %. Null for a report submitted through v1 */
-            topOfBookPercentage: number | null;
-            /** @description Maker fill volume executed from the top of book, in USD. Null for a report submitted through v1 */
-            orderFillVolumeMakerTob: number | null;
-            /**
-             * @description eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason
-             * @enum {string}
-             */
-            eligibilityStatus: "eligible" | "ineligible_market_data_missing";
-            /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
-            eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
         };
         Market: {
             /**

@@ -9,6 +9,7 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { dayOverview } from "./dashboard-overview.js";
 import { createDashboardPages } from "./dashboard-pages.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
@@ -33,12 +34,6 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const { organizations, reports, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticator = createAuthenticator({ organizations, now });
-  const dashboardSessions = createDashboardSessions({
-    sessions: stores.dashboardSessions,
-    authenticator,
-    now,
-    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
-  });
   const scoring = {
     scorecards: stores.scorecards,
     now,
@@ -48,11 +43,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
     /** Dashboard sign-in, sessions and sign-out (`/app`). */
-    dashboardSessions: {
-      signIn: unavailableWhenDatabaseIs(dashboardSessions.signIn),
-      resume: unavailableWhenDatabaseIs(dashboardSessions.resume),
-      signOut: unavailableWhenDatabaseIs(dashboardSessions.signOut),
-    },
+    dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     submitReports: unavailableWhenDatabaseIs(
@@ -83,6 +74,14 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
       getDailyScorecards(scoring, readScope(caller), query),
     ),
+    /** A day's obligation markets and report eligibility (the dashboard's overview). */
+    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
+      dayOverview(
+        { scoring, listing: { listing, scopedListing, organizations, now } },
+        caller,
+        date,
+      ),
+    ),
     /** What the dashboard's market, calendar and coin pages show (issue 14). */
     dashboardPages: guardEach(createDashboardPages({ ...stores, ...scoring, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
@@ -92,6 +91,25 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function dashboardSessionsOf(
+  stores: Stores,
+  authenticator: ReturnType<typeof createAuthenticator>,
+  now: () => Date,
+  options: ServiceOptions,
+) {
+  const sessions = createDashboardSessions({
+    sessions: stores.dashboardSessions,
+    authenticator,
+    now,
+    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
+  });
+  return {
+    signIn: unavailableWhenDatabaseIs(sessions.signIn),
+    resume: unavailableWhenDatabaseIs(sessions.resume),
+    signOut: unavailableWhenDatabaseIs(sessions.signOut),
+  };
+}
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */
 function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {

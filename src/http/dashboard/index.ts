@@ -58,19 +58,19 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
         clearSessionCookie(reply, policy);
         return reply.redirect("/app", 303);
       });
-      for (const page of DASHBOARD_PAGES) await signedIn.register(pageScope(page, services));
+      for (const page of DASHBOARD_PAGES) await signedIn.register(pageScope(page, services, http));
     });
   };
 }
 
 /** A page's routes, for the caller kinds it names (another kind gets a 403 page). */
-function pageScope(page: DashboardPage, services: Services) {
+function pageScope(page: DashboardPage, services: Services, http: HttpConfig) {
   return async (scope: FastifyInstance) => {
     scope.addHook("preHandler", async (request, reply) => {
       if (!page.kinds.includes(request.dashboard.caller.kind)) {
         return sendErrorPage(request, reply, 403, ["This page is not available to your API key."]);
       }
     });
-    await page.routes(scope, services);
+    await page.routes(scope, services, http);
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { HttpConfig } from "../../config.js";
 import type { Caller, OrganizationKind } from "../../domain/caller.js";
 import type { Services } from "../../services/index.js";
 import type { Html } from "./html.js";
@@ -31,7 +32,7 @@ export type DashboardRequestState = {
 export type DashboardPage = {
   kinds: readonly OrganizationKind[];
   nav?: readonly NavEntry[];
-  routes: (app: FastifyInstance, services: Services) => void | Promise<void>;
+  routes: (app: FastifyInstance, services: Services, http: HttpConfig) => void | Promise<void>;
 };
 
 export type PageContent = {

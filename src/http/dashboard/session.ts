@@ -78,6 +78,8 @@ export function requireSession(
       }
     }
     request.dashboard = { ...session, nav: deps.nav };
+    // As on the API: hooks shared with it (the export limit) read the caller here.
+    request.caller = session.caller;
   });
 }
 

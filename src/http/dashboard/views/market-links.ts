@@ -6,6 +6,7 @@ import { scorecardQuerySchema } from "../../../schemas/scorecards.js";
 import { zod3Messages } from "../../../schemas/zod-messages.js";
 import type { MarketKey } from "../../../services/dashboard-market.js";
 import { type Html, html } from "../html.js";
+import { formQuery } from "../pages/form-query.js";
 
 const segment = (value: string) => encodeURIComponent(value);
 
@@ -21,15 +22,9 @@ export const marketPath = (m: MarketKey) =>
 const rangeQuerySchema = scorecardQuerySchema.pick({ dateGte: true, dateLte: true });
 export type RangeQuery = z.infer<typeof rangeQuerySchema>;
 
-/**
- * The `dateGte`/`dateLte` of a page's query (empty fields, as a form sends them, are absent);
- * a bad date is a 400 page naming the field.
- */
+/** The `dateGte`/`dateLte` of a page's query (as a form sends it); a bad date is a 400 page. */
 export function rangeOf(query: unknown): RangeQuery {
-  const given = Object.entries((query ?? {}) as Record<string, unknown>).filter(
-    ([name, value]) => (name === "dateGte" || name === "dateLte") && value !== "",
-  );
-  const parsed = rangeQuerySchema.safeParse(Object.fromEntries(given), zod3Messages);
+  const parsed = rangeQuerySchema.safeParse(formQuery(query), zod3Messages);
   if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
   return parsed.data;
 }
