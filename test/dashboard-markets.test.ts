@@ -95,10 +95,11 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     const kraken = visit.page.locator("#market-2");
     await expect(kraken.locator("h2").textContent()).resolves.toBe("kraken · USD · spot");
     const cell = (date: string) => kraken.locator(`td[data-date="${date}"]`);
-    await expect(cell("2025-03-04").getAttribute("data-status")).resolves.toBe("missing");
+    await expect(cell("2025-03-04").getAttribute("class")).resolves.toBe("cal-missing");
     await expect(cell("2025-03-04").getAttribute("title")).resolves.toBe("2025-03-04: missing");
-    await expect(cell("2025-03-06").getAttribute("data-late")).resolves.toBe("true");
+    await expect(cell("2025-03-06").getAttribute("class")).resolves.toBe("cal-met cal-late");
     await expect(cell("2025-03-06").getAttribute("title")).resolves.toBe("2025-03-06: met, late");
+    await expect(cell("2025-03-06").textContent()).resolves.toBe("6L met, late");
     expect(await visit.tableRows("Days by mark, binance · tether · spot")).toEqual([
       "6 | 1 | 0 | 0 | 1 | 1",
     ]);

@@ -84,7 +84,7 @@ export async function coinPage(
   const filter = { baseCoinId, ...range };
   const [scorecards, medians, ref] = await Promise.all([
     getScorecards(deps, scope, filter),
-    getScorecardMedians(deps, scope, filter),
+    getScorecardMedians(deps, scope, filter, { perMarket: false }),
     deps.referenceData.current(),
   ]);
   const organizations = [...new Set(scorecards.items.map((s) => s.organizationId))];
@@ -113,7 +113,7 @@ export async function makerPage(
   const filter = { ...key, ...range };
   const [scorecards, medians, ref] = await Promise.all([
     getScorecards(deps, scope, filter),
-    getScorecardMedians(deps, scope, filter),
+    getScorecardMedians(deps, scope, filter, { perMarket: true }),
     deps.referenceData.current(),
   ]);
   const marketMedians = (s: MarketScorecard) =>

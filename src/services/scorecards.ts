@@ -104,12 +104,13 @@ export async function getDailyScorecards(
 
 /**
  * The dashboard's comparison of market makers (issue 14): medians of the reports the
- * scorecards of the same query judge, per organization and coin and per obligation market.
+ * scorecards of the same query judge, per organization and coin (and per obligation market).
  */
 export async function getScorecardMedians(
   deps: ScorecardDeps,
   scope: ReadScope,
   query: ScorecardQuery,
+  options: { perMarket: boolean },
 ): Promise<ScorecardMedians[]> {
-  return deps.scorecards.medians(filterOf(deps, scope, query));
+  return deps.scorecards.medians(filterOf(deps, scope, query), options.perMarket);
 }

@@ -23,25 +23,36 @@ type MedianRow = {
 /**
  * The medians a project compares market makers by (issue 14): bid and ask depth at 200 bps and
  * the spread, over the reports that answer an obligation market on a due day of the range
- * (the reports its scorecard judges), per organization and coin and per obligation market.
+ * (the reports its scorecard judges), per organization and coin, and with `perMarket` per
+ * obligation market too.
  * The same periods and reports as the scorecards (one range scan per organization and coin);
  * a report answers one period at most, as periods of a coin never overlap.
  */
-export function scorecardMedians(f: ScorecardFilter, lastDue: string): RawBuilder<MedianRow> {
+export function scorecardMedians(
+  f: ScorecardFilter,
+  lastDue: string,
+  perMarket: boolean,
+): RawBuilder<MedianRow> {
   const to = lastDue < f.dateLte ? lastDue : f.dateLte;
   const median = (column: string) =>
     sql.raw(`percentile_cont(0.5) within group (order by r.${column}) as ${column}`);
+  // Each median sorts its values: per market only when asked (one market maker's markets).
+  const market = perMarket
+    ? sql`r.exchange_id, r.quote_key, r.instrument_type`
+    : sql`null::text as exchange_id, null::text as quote_key, null::text as instrument_type`;
+  const groups = perMarket
+    ? sql`grouping sets ((r.organization_id, r.base_coin_id),
+      (r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key, r.instrument_type))`
+    : sql`r.organization_id, r.base_coin_id`;
   return sql<MedianRow>`with ${periodsCte(f)},
   ${foundCte(f.dateGte, to)}
-  select r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key, r.instrument_type,
+  select r.organization_id, r.base_coin_id, ${market},
     count(*)::int as reports, ${median("bid_depth_200")}, ${median("ask_depth_200")},
     ${median("bid_ask_spread")}
   from found r
   where exists (select 1 from periods p where ${REPORT_MATCHES_PERIOD})
-  group by grouping sets ((r.organization_id, r.base_coin_id),
-    (r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key, r.instrument_type))
-  order by r.organization_id, r.base_coin_id, r.exchange_id nulls first, r.quote_key,
-    r.instrument_type`;
+  group by ${groups}
+  order by 1, 2, 3 nulls first, 4, 5`;
 }
 
 /**

@@ -192,12 +192,12 @@ export function createScorecardStore(
       }));
     },
 
-    /** Medians of the judged reports, per organization and coin and per obligation market. */
-    async medians(filter: ScorecardFilter): Promise<ScorecardMedians[]> {
+    /** Medians of the judged reports, per organization and coin (and per obligation market). */
+    async medians(filter: ScorecardFilter, perMarket: boolean): Promise<ScorecardMedians[]> {
       if (isEmpty(filter)) return [];
       const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
       const result = await scoring(db, { hashAggregate: false }, (trx) =>
-        scorecardMedians(filter, lastDue).execute(trx),
+        scorecardMedians(filter, lastDue, perMarket).execute(trx),
       );
       return result.rows.map(mediansOf);
     },

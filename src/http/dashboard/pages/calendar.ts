@@ -3,14 +3,14 @@ import { CALENDAR_MARKS, type CalendarMarket } from "../../../services/dashboard
 import type { Services } from "../../../services/index.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
-import { calendarGrid, calendarLegend, dayText } from "../views/calendar-grid.js";
+import { calendarGrid, calendarLegend } from "../views/calendar-grid.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
 import { makerParams, paramsOf, RANGE_PRESETS, trail } from "./page-parts.js";
 
 type Key = { organizationId: string; baseCoinId: string };
 
-/** One market's calendar, its days counted by mark, and each day in words. */
+/** One market's calendar and its days counted by mark (each cell also says its day in words). */
 function marketSection(
   key: Key,
   market: CalendarMarket,
@@ -18,19 +18,12 @@ function marketSection(
   range: { dateGte: string; dateLte: string },
 ): Html {
   const name = marketName(market);
-  const days = market.days.map(
-    (d) => html`<tr><th scope="row">${d.date}</th><td>${dayText(d)}</td></tr>`,
-  );
   return html`<section class="market-calendar" id="market-${i + 1}" aria-labelledby="market-${i + 1}-title">
 <h2 id="market-${i + 1}-title"><a href="${marketPath({ ...key, ...market })}">${name}</a></h2>
 ${calendarGrid(market, range)}
 <div class="table-wrap" tabindex="0" role="region" aria-label="Days by mark, ${name}"><table class="counts"><caption>Days by mark, ${name}</caption>
 <thead><tr>${CALENDAR_MARKS.map((mark) => html`<th scope="col" class="num">${mark}</th>`)}</tr></thead>
 <tbody><tr>${CALENDAR_MARKS.map((mark) => html`<td class="num">${market.counts[mark]}</td>`)}</tr></tbody></table></div>
-<details><summary>${name}, day by day (${market.days.length} days)</summary>
-<div class="table-wrap" tabindex="0" role="region" aria-label="${name}, day by day"><table><caption>${name}, day by day</caption>
-<thead><tr><th scope="col">Date</th><th scope="col">Mark</th></tr></thead>
-<tbody>${days}</tbody></table></div></details>
 </section>`;
 }
 
