@@ -11,3 +11,9 @@ CREATE TABLE dashboard_sessions (
 );
 CREATE INDEX dashboard_sessions_api_key_idx ON dashboard_sessions (api_key_id);
 CREATE INDEX dashboard_sessions_last_seen_idx ON dashboard_sessions (last_seen_at);
+
+-- Market-data freshness for the operator's dashboard: when the reference data last changed
+-- (set with every version bump) and when a market-data sync last completed (changed or not).
+ALTER TABLE reference_data_version
+  ADD COLUMN changed_at timestamptz,
+  ADD COLUMN synced_at timestamptz;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InjectedSession, injectSignIn } from "./helpers/dashboard.js";
+import { tableRows } from "./helpers/html-table.js";
 import { SCORECARD_KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
 
 let world: World;
@@ -12,28 +13,11 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.t.close());
 
-/** The text of the cells of each body row of the table with `caption`, as "a | b | c". */
-function rows(body: string, caption: string): string[] {
-  const table = body.split("<table").find((t) => t.includes(`<caption>${caption}`)) ?? "";
-  const tbody = table.split("<tbody>")[1]?.split("</tbody>")[0] ?? "";
-  return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
-    [...(row[1] ?? "").matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)]
-      .map((cell) =>
-        (cell[1] ?? "")
-          .replace(/<[^>]+>/g, "")
-          .replaceAll("&#39;", "'")
-          .replaceAll("&amp;", "&")
-          .trim(),
-      )
-      .join(" | "),
-  );
-}
-
 describe("the market maker's overview", () => {
   it("shows yesterday's coverage of every obligation market (one missing)", async () => {
     const page = await acme.get("/app/overview");
     expect(page.statusCode).toBe(200);
-    expect(rows(page.body, "Obligation markets on 2025-03-03")).toEqual([
+    expect(tableRows(page.body, "Obligation markets on 2025-03-03")).toEqual([
       "chainlink | binance | EUR | spot | Missing | — | — | —",
       "chainlink | binance | GBP | spot | Submitted | On time | Met | Ineligible",
       "chainlink | binance | JPY | spot | Submitted | On time | Met | Ineligible",
@@ -51,7 +35,7 @@ describe("the market maker's overview", () => {
 
   it("breaks the day's reports down by eligibility reason", async () => {
     const page = await acme.get("/app/overview");
-    expect(rows(page.body, "Eligibility of the 7 reports dated 2025-03-03")).toEqual([
+    expect(tableRows(page.body, "Eligibility of the 7 reports dated 2025-03-03")).toEqual([
       "eligible | 4 | Matched with market data",
       "exchange_market_data_missing | 0 | No market data is collected for the exchange",
       "base_not_traded | 0 | The base coin is not traded on the exchange (for this instrument type)",
@@ -62,7 +46,7 @@ describe("the market maker's overview", () => {
 
   it("shows another day on request: a late report", async () => {
     const page = await acme.get("/app/overview?date=2025-03-02");
-    const markets = rows(page.body, "Obligation markets on 2025-03-02");
+    const markets = tableRows(page.body, "Obligation markets on 2025-03-02");
     expect(markets[1]).toBe(
       "chainlink | binance | GBP | spot | Submitted | Late | Met | Ineligible",
     );
@@ -89,13 +73,13 @@ describe("the reports page", () => {
     ).json();
     const page = await acme.get("/app/reports?baseCoinId=uniswap&pageSize=25&exchangeId=");
     expect(page.statusCode).toBe(200);
-    const listed = rows(page.body, `Reports (${api.totalCount} matching)`);
+    const listed = tableRows(page.body, `Reports (${api.totalCount} matching)`);
     expect(listed).toHaveLength(5);
     expect(listed[0]).toBe(
       "2025-03-05 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible",
     );
     const paged = await acme.get("/app/reports?baseCoinId=uniswap&pageSize=2&page=3");
-    expect(rows(paged.body, "Reports (5 matching)")).toEqual([
+    expect(tableRows(paged.body, "Reports (5 matching)")).toEqual([
       "2025-03-01 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible",
     ]);
     expect(paged.body).toContain("Page 3 of 3");

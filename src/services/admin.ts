@@ -207,12 +207,11 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       onProgress?: (done: number, total: number, label: string) => void;
       onRetry?: (info: RetryInfo) => void;
     }) {
-      const client = coinGecko(options.onRetry ?? (() => {}));
       const { snapshot } = await references.snapshot();
       const coinIds = options.coinIds ?? (await organizations.engagedCoinIds());
       let summary = { changed: 0, eligibilityChanged: 0 };
       const result = await syncMarketData({
-        client,
+        client: coinGecko(options.onRetry ?? (() => {})),
         coinIds,
         exchangeIds: options.exchangeIds ?? snapshot.exchanges.map((e) => e.id),
         today: utcDate(now()),
@@ -222,6 +221,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
           summary = await loadFixture(stores, data, now());
         },
       });
+      await stores.operator.markSynced(now());
       return {
         coins: result.coins.length,
         exchanges: result.exchanges.length,

@@ -36,7 +36,7 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
   return stores.transaction(async (tx) => {
     const references = tx.references;
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
-    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture));
+    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture), now);
     let changed = referenceChanged;
     const orgs = tx.organizations;
     const problems: Problem[] = [];

@@ -14,6 +14,7 @@ import { createDashboardPages } from "./dashboard-pages.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
+import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
@@ -84,6 +85,8 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     /** What the dashboard's market, calendar and coin pages show (issue 14). */
     dashboardPages: guardEach(createDashboardPages({ ...stores, ...scoring, referenceData })),
+    /** The operator's views of the platform (organizations, engagements, keys, market data). */
+    operator: operatorViewsOf(stores, referenceData),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -91,6 +94,16 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function operatorViewsOf(stores: Stores, referenceData: ReferenceDataCache) {
+  const views = createOperatorViews({ ...stores, referenceData });
+  return {
+    organizations: unavailableWhenDatabaseIs(views.organizations),
+    engagements: unavailableWhenDatabaseIs(views.engagements),
+    apiKeys: unavailableWhenDatabaseIs(views.apiKeys),
+    marketDataFreshness: unavailableWhenDatabaseIs(views.marketDataFreshness),
+  };
+}
 
 function dashboardSessionsOf(
   stores: Stores,

@@ -6,6 +6,7 @@ import {
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
+import { createOperatorStore, type OperatorStore } from "./operator-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
@@ -33,6 +34,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Reads across every organization, for the operator's dashboard. */
+  operator: OperatorStore;
   /** Dashboard sign-ins (`/app`). */
   dashboardSessions: DashboardSessionStore;
   /** Resolves when the database answers. */
@@ -63,6 +66,7 @@ export function createStores(
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
     dashboardSessions: createDashboardSessionStore(db),
+    operator: createOperatorStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

@@ -19,7 +19,12 @@ export type Tables = {
     quote_coin_id: string | null;
     collected_since: string;
   };
-  reference_data_version: { singleton: boolean; version: number };
+  reference_data_version: {
+    singleton: boolean;
+    version: number;
+    changed_at: Date | null;
+    synced_at: Date | null;
+  };
   organizations: { id: string; name: string; kind: Generated<string>; created_at: Generated<Date> };
   organization_coins: { organization_id: string; base_coin_id: string };
   obligations: {

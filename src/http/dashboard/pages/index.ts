@@ -1,6 +1,9 @@
 import type { DashboardPage } from "../page.js";
 import { coinPages } from "./coins.js";
 import { makerPages, ownMarketsPage } from "./markets.js";
+import { operatorKeysPage } from "./operator-keys.js";
+import { operatorMarketDataPage } from "./operator-market-data.js";
+import { operatorOrganizationsPage } from "./operator-organizations.js";
 import { overviewPage } from "./overview.js";
 import { reportsPage } from "./reports.js";
 import { submissionsPage } from "./submissions.js";
@@ -11,6 +14,9 @@ import { submissionsPage } from "./submissions.js";
  */
 export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   overviewPage,
+  operatorOrganizationsPage,
+  operatorKeysPage,
+  operatorMarketDataPage,
   coinPages,
   reportsPage,
   ownMarketsPage,

@@ -59,7 +59,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 function table(page: ReportPage, withOrganization: boolean): Html {
   const head = [...(withOrganization ? ["Market maker"] : []), "Date", "Exchange", "Base", "Quote"];
   const numeric = ["Bid depth ±2%", "Ask depth ±2%", "Spread %", "Top of book %"];
-  return html`<div class="table-wrap"><table id="reports">
+  return html`<div class="table-wrap" tabindex="0"><table id="reports">
 <caption>Reports (${page.totalCount} matching)</caption>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th></tr></thead>
 <tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>
