@@ -55,6 +55,17 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 10000 | 11000 | 0.2",
     ]);
     await visit.check("project-coin-market-makers");
+    // A narrower range changes the figures: 2025-03-05..07 are due (03-08 is pending).
+    await visit.page.getByLabel("From").fill("2025-03-05");
+    await visit.page.getByLabel("To").fill("2025-03-08");
+    await Promise.all([
+      visit.page.waitForURL(/dateGte=2025-03-05/),
+      visit.page.getByRole("button", { name: "Show" }).click(),
+    ]);
+    expect(await visit.tableRows("Market makers, 2025-03-05 to 2025-03-08")).toEqual([
+      "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 7352.5 | 8037.5 | 0.235",
+      "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 10000 | 11000 | 0.2",
+    ]);
     await visit.page.getByRole("link", { name: "Acme Market Making" }).click();
     expect(await visit.tableRows("Markets,")).toEqual([
       "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 6300 | 7040 | 0.14 | 6",
