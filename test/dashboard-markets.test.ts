@@ -148,6 +148,9 @@ it("answers 404 for a page outside the caller's scope, whatever its URL", async 
     "/app/coins/uniswap/acme",
     "/app/coins/uniswap/acme/calendar",
     "/app/coins/uniswap/acme/markets/binance/tether/spot",
+    // In scope but no market maker of the coin: not even the organization's name shows.
+    "/app/coins/chainlink/uniswap-labs/markets/binance/tether/spot",
+    "/app/coins/chainlink/nobody/calendar",
   ]) {
     expect((await project.get(url)).statusCode, url).toBe(404);
   }

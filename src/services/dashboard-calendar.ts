@@ -1,7 +1,7 @@
-import { type Caller, readScope, scopeReads } from "../domain/caller.js";
-import { NotFoundError } from "../domain/errors.js";
+import { type Caller, readScope } from "../domain/caller.js";
 import type { DayStatus, KpiName, ObligationMarket } from "../domain/obligation.js";
 import type { OrganizationStore } from "../store/organization-store.js";
+import { engagedMakerName } from "./dashboard-scope.js";
 import { getDailyScorecards, type ScorecardDeps, scorecardRange } from "./scorecards.js";
 
 /** A calendar covers 90 days unless asked, and at most the daily scorecards' 366. */
@@ -55,10 +55,7 @@ export async function calendarPage(
   query: { dateGte?: string; dateLte?: string },
 ): Promise<CalendarPage> {
   const scope = readScope(caller);
-  if (!scopeReads(scope, key.organizationId, key.baseCoinId))
-    throw new NotFoundError("Calendar not found");
-  const organization = await deps.organizations.organization(key.organizationId);
-  if (organization === undefined) throw new NotFoundError("Calendar not found");
+  const organizationName = await engagedMakerName(deps, caller, key, "Calendar not found");
   const range = scorecardRange(query, deps.now(), CALENDAR_DAYS);
   const daily = await getDailyScorecards(deps, scope, { ...key, ...range });
   const markets = new Map<string, CalendarMarket>();
@@ -89,7 +86,7 @@ export async function calendarPage(
   }
   return {
     organizationId: key.organizationId,
-    organizationName: organization.name,
+    organizationName,
     baseCoinId: key.baseCoinId,
     ...range,
     markets: [...markets.values()],

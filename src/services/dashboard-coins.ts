@@ -4,6 +4,7 @@ import { compliance } from "../domain/obligation.js";
 import type { ObligationStore } from "../store/obligation-store.js";
 import type { OrganizationStore } from "../store/organization-store.js";
 import type { MarketScorecard, ScorecardMedians } from "../store/scorecard-store.js";
+import { engagedMakerName } from "./dashboard-scope.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 import {
   getScorecardMedians,
@@ -105,10 +106,7 @@ export async function makerPage(
   query: { dateGte?: string; dateLte?: string },
 ): Promise<MakerPage> {
   const scope = readScope(caller);
-  if (!scopeReads(scope, key.organizationId, key.baseCoinId))
-    throw new NotFoundError("Market maker not found");
-  const organization = await deps.organizations.organization(key.organizationId);
-  if (organization === undefined) throw new NotFoundError("Market maker not found");
+  const organizationName = await engagedMakerName(deps, caller, key, "Market maker not found");
   const range = scorecardRange(query, deps.now(), COIN_PAGE_DAYS);
   const filter = { ...key, ...range };
   const [scorecards, medians, ref] = await Promise.all([
@@ -130,7 +128,7 @@ export async function makerPage(
   return {
     coin: coinOf(ref.coins.get(key.baseCoinId), key.baseCoinId),
     ...range,
-    maker: { ...maker, organizationId: key.organizationId, organizationName: organization.name },
+    maker: { ...maker, organizationId: key.organizationId, organizationName },
     markets: scorecards.items.map((s) => ({ ...s, ...mediansOf(marketMedians(s)) })),
   };
 }

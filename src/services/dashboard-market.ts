@@ -1,9 +1,9 @@
-import { type Caller, readScope, scopeReads } from "../domain/caller.js";
-import { NotFoundError } from "../domain/errors.js";
+import { type Caller, readScope } from "../domain/caller.js";
 import type { KpiName, Kpis, ObligationMarket } from "../domain/obligation.js";
 import type { Metric } from "../domain/report.js";
 import type { ReportCsvItem } from "../schemas/report.js";
 import type { ObligationStore, StoredObligation } from "../store/obligation-store.js";
+import { engagedMakerName } from "./dashboard-scope.js";
 import { exportReports, type ListDeps } from "./list-reports.js";
 import { scorecardRange } from "./scorecards.js";
 
@@ -49,10 +49,7 @@ export async function marketPage(
   market: MarketKey,
   query: { dateGte?: string; dateLte?: string },
 ): Promise<MarketPage> {
-  if (!scopeReads(readScope(caller), market.organizationId, market.baseCoinId))
-    throw new NotFoundError("Market not found");
-  const organization = await deps.organizations.organization(market.organizationId);
-  if (organization === undefined) throw new NotFoundError("Market not found");
+  const organizationName = await engagedMakerName(deps, caller, market, "Market not found");
   const range = scorecardRange(query, deps.now(), MARKET_PAGE_DAYS);
   const [reports, periods] = await Promise.all([
     marketReports(deps, caller, market, range),
@@ -63,7 +60,7 @@ export async function marketPage(
   ]);
   const kpis = reports.map((r) => kpisOn(periods, market, r.date));
   return {
-    market: { ...market, organizationName: organization.name },
+    market: { ...market, organizationName },
     ...range,
     dates: reports.map((r) => r.date),
     charts: chartsOf(reports, kpis),
