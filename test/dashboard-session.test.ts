@@ -101,6 +101,32 @@ describe("dashboard sign-in", () => {
     expect(response.headers["set-cookie"]).toBeUndefined();
   });
 
+  it("accepts a sign-in posted from PUBLIC_URL's page behind a proxy that rewrites Host", async () => {
+    const app = await appAt(
+      { now: new Date("2025-03-10T09:00:00Z") },
+      { PUBLIC_URL: "https://reports.example.com" },
+    );
+    const response = await app.request({
+      method: "POST",
+      url: "/app/sign-in",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://reports.example.com",
+        host: "127.0.0.1:8080",
+      },
+      payload: `key=${KEYS.acme}`,
+    });
+    expect(response.statusCode).toBe(303);
+  });
+
+  it("answers an unknown dashboard page with an HTML 404", async () => {
+    const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
+    const response = await app.request({ url: "/app/no-such-page" });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(response.body).toContain("There is no page /app/no-such-page.");
+  });
+
   it("keeps the API answering 415 to a form body", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
     const response = await app.request({

@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
 import {
   DEMO_API_KEY,
+  DEMO_OPERATOR_API_KEY,
   DEMO_PROJECT_API_KEY,
   demoOrganizationIds,
   loadDemo,
@@ -49,6 +50,7 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
+  io.stdout.write(`Dashboard: ${base}/app (sign in with an API key)\n`);
   if (options.demo) {
     io.stdout.write(`demo API key: ${DEMO_API_KEY}\n`);
     io.stdout.write(
@@ -59,6 +61,12 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
     );
     io.stdout.write(
       `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
+    );
+    io.stdout.write(
+      `demo operator API key (reads everything; the dashboard's operator pages): ${DEMO_OPERATOR_API_KEY}\n`,
+    );
+    io.stdout.write(
+      `dashboard: open ${base}/app and sign in with the market-maker, project or operator key above\n`,
     );
   }
   await new Promise<void>((resolve) => {

@@ -8,12 +8,18 @@ import type { NavEntry } from "./page.js";
  * sends it), Secure behind HTTPS. `__Host-` (Secure, Path=/, no Domain) stops a sibling
  * subdomain from planting a session of its own.
  */
-export type CookiePolicy = { name: string; secure: boolean };
+export type CookiePolicy = {
+  name: string;
+  secure: boolean;
+  /** PUBLIC_URL's host: a form posted from there is ours even when a proxy rewrites Host. */
+  publicHost: string | undefined;
+};
 
 /** Secure cookies when PUBLIC_URL is https: the service is then reached through TLS. */
 export function cookiePolicy(publicUrl: string | undefined): CookiePolicy {
   const secure = publicUrl?.startsWith("https://") ?? false;
-  return { name: secure ? "__Host-tr_session" : "tr_session", secure };
+  const publicHost = publicUrl === undefined ? undefined : new URL(publicUrl).host;
+  return { name: secure ? "__Host-tr_session" : "tr_session", secure, publicHost };
 }
 
 export function setSessionCookie(reply: FastifyReply, policy: CookiePolicy, token: string): void {
@@ -39,11 +45,12 @@ export function clearSessionCookie(reply: FastifyReply, policy: CookiePolicy): v
  * `Origin` with a form POST). Host, not scheme, is compared: behind a TLS proxy the scheme
  * the server sees is not the browser's.
  */
-export function foreignOrigin(request: FastifyRequest): boolean {
+export function foreignOrigin(request: FastifyRequest, policy: CookiePolicy): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return false;
   try {
-    return new URL(origin).host !== request.headers.host;
+    const host = new URL(origin).host;
+    return host !== request.headers.host && host !== policy.publicHost;
   } catch {
     return true;
   }
@@ -73,7 +80,7 @@ export function requireSession(
       return reply.redirect("/app", 303);
     }
     if (request.method === "POST") {
-      if (foreignOrigin(request) || csrfFieldOf(request.body) !== session.csrfToken) {
+      if (foreignOrigin(request, deps.policy) || csrfFieldOf(request.body) !== session.csrfToken) {
         return sendErrorPage(request, reply, 403, [CSRF_REFUSAL]);
       }
     }

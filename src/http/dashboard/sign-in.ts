@@ -57,7 +57,7 @@ export function signInRoutes(
   });
 
   app.post("/sign-in", { schema: { hide: true } }, async (request, reply) => {
-    if (foreignOrigin(request))
+    if (foreignOrigin(request, deps.policy))
       return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
     const address = addressBucket(request.ip);
     if (failures.exhaustedUntil(address, Date.now()) !== undefined) {

@@ -27,6 +27,14 @@ const DEPTH_200_ROWS = [
 const chartsDrawn = (visit: Visit) =>
   visit.page.locator("html[data-charts-drawn='true']").waitFor({ state: "attached" });
 
+/** Clicks the link named `name` and waits until its page (at `path`) has loaded. */
+async function follow(visit: Visit, name: string, path: string) {
+  await Promise.all([
+    visit.page.waitForURL((url) => url.pathname === path),
+    visit.page.getByRole("link", { name, exact: true }).click(),
+  ]);
+}
+
 let world: DashboardWorld;
 let base: string;
 let browser: Browser;
@@ -49,7 +57,7 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     expect(await visit.goto("/app/coins")).toBe(200);
     expect(await visit.tableRows("Coins")).toEqual(["Chainlink | LINK | chainlink"]);
     await visit.check("project-coins");
-    await visit.page.getByRole("link", { name: "Chainlink" }).click();
+    await follow(visit, "Chainlink", "/app/coins/chainlink");
     expect(await visit.tableRows("Market makers")).toEqual([
       "Acme Market Making | 2 | 85.71 % | 14 | 12 | 1 | 1 | 6700 | 7070 | 0.17",
       "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 10000 | 11000 | 0.2",
@@ -66,7 +74,7 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 7352.5 | 8037.5 | 0.235",
       "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 10000 | 11000 | 0.2",
     ]);
-    await visit.page.getByRole("link", { name: "Acme Market Making" }).click();
+    await follow(visit, "Acme Market Making", "/app/coins/chainlink/acme");
     expect(await visit.tableRows("Markets,")).toEqual([
       "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 6300 | 7040 | 0.14 | 6",
       "kraken · USD · spot | 85.71 % | 7 | 6 | 1 | 1 | 8004 | 9004 | 0.3 | 6",
@@ -125,9 +133,9 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     const visit = await Visit.open(browser, base, PHONE);
     await visit.signIn(DASHBOARD_KEYS.acme);
     expect(await visit.goto("/app/markets")).toBe(200);
-    await visit.page.getByRole("link", { name: "Chainlink (LINK)" }).click();
+    await follow(visit, "Chainlink (LINK)", "/app/coins/chainlink/acme");
     expect(await visit.tableRows("Markets,")).toHaveLength(2);
-    await visit.page.getByRole("link", { name: "binance · tether · spot" }).click();
+    await follow(visit, "binance · tether · spot", MARKET_A);
     await chartsDrawn(visit);
     const overflow = await visit.page.evaluate(
       "document.documentElement.scrollWidth - document.documentElement.clientWidth",
