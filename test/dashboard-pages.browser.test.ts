@@ -11,6 +11,17 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
     world = await scorecardWorld();
     // Yesterday is 2025-03-03 (one market missing); its deadline passed an hour ago.
     world.setClock(new Date("2025-03-04T13:00:00Z"));
+    // The fixture was loaded at the real time: fixed times, so the screenshots stay the same.
+    const { db, stores } = world.t.database;
+    const at = new Date("2025-02-28T09:00:00Z");
+    await db.updateTable("api_keys").set({ created_at: at }).execute();
+    await db
+      .updateTable("api_keys")
+      .set({ revoked_at: at })
+      .where("revoked_at", "is not", null)
+      .execute();
+    await db.updateTable("reference_data_version").set({ changed_at: at }).execute();
+    await stores.operator.markSynced(new Date("2025-03-04T06:05:00Z"));
     base = await listen(world.t);
     browser = await launchBrowser();
   });
@@ -132,6 +143,9 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
       expect(await visit.goto("/app/market-data")).toBe(200);
       expect((await visit.tableRows("Exchanges")).at(-1)).toBe(
         "nodata | No Data Exchange | No (not collected) | 0 | —",
+      );
+      expect(await visit.page.locator(".card dd").first().textContent()).toBe(
+        "2025-03-04 06:05 UTC",
       );
       await visit.check("operator-market-data");
     } finally {

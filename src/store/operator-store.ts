@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { SubmissionType } from "../domain/report.js";
 import type { Tables } from "./tables.js";
 
@@ -28,7 +28,10 @@ export function createOperatorStore(db: Kysely<Tables>) {
       return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
     },
 
-    /** Every API key: who holds it, its prefix and label, when used and revoked. */
+    /**
+     * Every API key: who holds it, its prefix and label, when used and revoked. Active keys
+     * first, then by age, so that keys loaded together (a fixture) keep one order.
+     */
     async apiKeys() {
       return db
         .selectFrom("api_keys as k")
@@ -44,6 +47,7 @@ export function createOperatorStore(db: Kysely<Tables>) {
           "k.revoked_at as revokedAt",
         ])
         .orderBy("k.organization_id")
+        .orderBy(sql`k.revoked_at is not null`)
         .orderBy("k.created_at")
         .orderBy("k.id")
         .execute();
