@@ -223,3 +223,41 @@ describe("several workers on one database", () => {
     expect(rows.every((r) => r.attempts === 1)).toBe(true);
   });
 });
+
+describe("read scope at every attempt", () => {
+  it("sends a project nothing more about a coin it no longer owns", async () => {
+    const webhookId = await endpoint("http://127.0.0.1:9/never", "chainlink-labs");
+    const event = {
+      type: "report.missing" as const,
+      data: {
+        organizationId: "acme",
+        baseCoinId: "chainlink",
+        exchangeId: "binance",
+        quote: "tether",
+        instrumentType: "spot" as const,
+        date: "2026-03-01",
+        deadline: "2026-03-02T12:00:00.000Z",
+      },
+      organizationId: "acme",
+      baseCoinId: "chainlink",
+      occurredAt: new Date(),
+      dedupKey: `scope-${randomUUID()}`,
+    };
+    await db.stores.webhookEvents.publish([event], new Date());
+    expect(await deliveriesOf(webhookId)).toHaveLength(1);
+    await db.db
+      .deleteFrom("organization_coins")
+      .where("organization_id", "=", "chainlink-labs")
+      .where("base_coin_id", "=", "chainlink")
+      .execute();
+    const claimed = await db.stores.webhookDeliveries.claim(
+      new Date(Date.now() + 1_000),
+      100,
+      new Date(Date.now() + 60_000),
+    );
+    expect(claimed.filter((d) => d.webhookId === webhookId)).toEqual([]);
+    const [delivery] = await deliveriesOf(webhookId);
+    expect(delivery?.status).toBe("failed");
+    expect(delivery?.last_error).toMatch(/no longer read/);
+  });
+});

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
+import { endpointHears } from "./webhook-event-store.js";
 
 /** A delivery taken for one attempt, with what the attempt sends. */
 export type ClaimedDelivery = {
@@ -31,6 +32,8 @@ export type AttemptRecord = {
   disableIfFailingSince: Date;
 };
 
+const OUT_OF_SCOPE = "not sent: the endpoint's organization may no longer read this event";
+
 /** The durable queue of deliveries (CONTRACT section 7): claim due ones, record attempts. */
 export function createWebhookDeliveryStore(db: Kysely<Tables>) {
   return {
@@ -57,20 +60,29 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
         data: string;
       }>`
         with due as (
-          select d.id from webhook_deliveries d
+          select d.id, ${endpointHears} as in_scope from webhook_deliveries d
           join webhooks w on w.id = d.webhook_id and not w.disabled
+          join webhook_events e on e.id = d.event_id
+          join organizations o on o.id = w.organization_id
           where d.status = 'pending' and d.next_attempt_at <= ${now}
             and d.webhook_id <> all(${textArrayLiteral([...busy])}::uuid[])
           order by d.next_attempt_at
           limit ${limit}
           for update of d skip locked
+        ),
+        -- A delivery whose endpoint may no longer hear of its event fails instead of being sent.
+        taken as (
+          update webhook_deliveries d
+          set next_attempt_at = case when due.in_scope then ${leaseUntil}::timestamptz end,
+            claimed_until = case when due.in_scope then ${leaseUntil}::timestamptz end,
+            status = case when due.in_scope then 'pending' else 'failed' end,
+            last_error = case when due.in_scope then d.last_error else ${OUT_OF_SCOPE} end
+          from due, webhooks w, webhook_events e
+          where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id and not w.disabled
+          returning d.id, d.webhook_id, d.attempts, w.url, w.secret, e.type, e.occurred_at,
+            e.data::text as data, due.in_scope
         )
-        update webhook_deliveries d
-        set next_attempt_at = ${leaseUntil}, claimed_until = ${leaseUntil}
-        from due, webhooks w, webhook_events e
-        where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id and not w.disabled
-        returning d.id, d.webhook_id, d.attempts, w.url, w.secret, e.type, e.occurred_at,
-          e.data::text as data`.execute(db);
+        select * from taken where in_scope`.execute(db);
       return result.rows.map((r) => ({
         id: r.id,
         webhookId: r.webhook_id,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import {
   isOwnOrganizationOnly,
   WEBHOOK_EVENT_TYPES,
@@ -50,16 +50,7 @@ export function createWebhookEventStore(db: Kysely<Tables>) {
           join webhooks w on not w.disabled and (e.webhook_id is not null
             or w.events @> array[e.type] or w.events @> array['*'])
           join organizations o on o.id = w.organization_id
-          where case
-            when e.webhook_id is not null then w.id = e.webhook_id
-            when w.organization_id = e.organization_id then true
-            when e.type = any(${textArrayLiteral(OWN_ONLY)}::text[]) then false
-            when o.kind = 'operator' then true
-            when o.kind = 'project' then exists (
-              select 1 from organization_coins c
-              where c.organization_id = o.id and c.base_coin_id = e.base_coin_id)
-            else false
-          end
+          where ${endpointHears}
           returning 1
         )
         select (select count(*) from new_events)::int as recorded`.execute(db);
@@ -71,3 +62,20 @@ export function createWebhookEventStore(db: Kysely<Tables>) {
 export type WebhookEventStore = ReturnType<typeof createWebhookEventStore>;
 
 const OWN_ONLY = WEBHOOK_EVENT_TYPES.filter(isOwnOrganizationOnly);
+
+/**
+ * Whether endpoint `w` (of organization `o`) may hear of event `e`: its own organization's
+ * events, a project's coins, everything for an operator; an event meant for one endpoint only
+ * to it. Decided when the event is queued and again before every attempt, so that an endpoint
+ * whose organization lost a coin is sent nothing more about it.
+ */
+export const endpointHears: RawBuilder<boolean> = sql<boolean>`case
+  when e.webhook_id is not null then w.id = e.webhook_id
+  when w.organization_id = e.organization_id then true
+  when e.type = any(${textArrayLiteral(OWN_ONLY)}::text[]) then false
+  when o.kind = 'operator' then true
+  when o.kind = 'project' then exists (
+    select 1 from organization_coins c
+    where c.organization_id = o.id and c.base_coin_id = e.base_coin_id)
+  else false
+end`;
