@@ -225,10 +225,16 @@ function expectOneApplied(responses: LightMyRequestResponse[]): void {
   const fresh = responses.filter((r) => r.statusCode === 201 && !r.headers["idempotent-replayed"]);
   expect(fresh).toHaveLength(1);
   for (const r of responses) {
-    if (r.statusCode === 409) expect(r.json()).toEqual(CONFLICT);
-    else {
+    if (r.statusCode === 409) {
+      expect(r.json()).toEqual(CONFLICT);
+      // Logged as a rejected submission of its own (CONTRACT section 5: every answer).
+      expect(r.headers["x-submission-id"]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.headers["x-submission-id"]).not.toBe(fresh[0]?.headers["x-submission-id"]);
+    } else {
       expect(r.statusCode, r.body).toBe(201);
       expect(r.body).toBe(fresh[0]?.body);
+      // A replay names the submission that was kept.
+      expect(r.headers["x-submission-id"]).toBe(fresh[0]?.headers["x-submission-id"]);
     }
   }
 }

@@ -350,6 +350,28 @@ describe("submission feedback", () => {
     expect(await count()).toBe(before);
   });
 
+  it("logs an Idempotency-Key used with a different request as rejected, with its code", async () => {
+    const headers = { "idempotency-key": "reused-key" };
+    const first = await submit(t, 2, { data: [v2Record({ date: "2025-04-04" })] }, { headers });
+    expect(first.statusCode).toBe(201);
+    const other = await submit(t, 2, { data: [v2Record({ date: "2025-04-05" })] }, { headers });
+    expect(other.statusCode).toBe(422);
+    expect((await detailOf(other.headers["x-submission-id"])).json()).toMatchObject({
+      status: "rejected",
+      recordCount: 1,
+      createdCount: 0,
+      problemCount: 1,
+      idempotencyKey: "reused-key",
+      problems: [
+        {
+          path: "Idempotency-Key",
+          message: "Idempotency-Key was used with a different request",
+          code: "idempotency_key_reused",
+        },
+      ],
+    });
+  });
+
   it("answers 404 for another organization's submission, and for ids that are none", async () => {
     const response = await submit(t, 2, { data: [] });
     const id = String(response.headers["x-submission-id"]);

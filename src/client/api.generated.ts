@@ -803,10 +803,10 @@ export interface components {
             };
         };
         /**
-         * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); invalid_value: Any other invalid value
+         * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); idempotency_key_in_progress: A request with this Idempotency-Key is still being worked on (409): retry to get its answer; idempotency_key_reused: This Idempotency-Key was used with a different request (422); invalid_value: Any other invalid value
          * @enum {string}
          */
-        ProblemCode: "required" | "wrong_type" | "not_finite" | "below_minimum" | "above_maximum" | "invalid_enum" | "text_too_short" | "text_too_long" | "text_not_storable" | "invalid_date" | "date_not_past" | "date_too_early" | "unknown_exchange" | "unknown_base_coin" | "unknown_quote_coin" | "missing_quote" | "not_spot_exchange" | "not_derivatives_exchange" | "duplicate_record_key" | "batch_too_small" | "batch_too_large" | "invalid_header" | "malformed_json" | "body_too_large" | "unsupported_media_type" | "invalid_value";
+        ProblemCode: "required" | "wrong_type" | "not_finite" | "below_minimum" | "above_maximum" | "invalid_enum" | "text_too_short" | "text_too_long" | "text_not_storable" | "invalid_date" | "date_not_past" | "date_too_early" | "unknown_exchange" | "unknown_base_coin" | "unknown_quote_coin" | "missing_quote" | "not_spot_exchange" | "not_derivatives_exchange" | "duplicate_record_key" | "batch_too_small" | "batch_too_large" | "invalid_header" | "malformed_json" | "body_too_large" | "unsupported_media_type" | "idempotency_key_in_progress" | "idempotency_key_reused" | "invalid_value";
         Submission: {
             /**
              * Format: uuid
@@ -984,7 +984,7 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise */
         "Idempotent-Replayed": "true";
-        /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 413, 415), dry runs included */
+        /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats */
         "X-Submission-Id": string;
         /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
         "Content-Disposition": "attachment; filename=\"reports.csv\"";
@@ -1368,6 +1368,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1436,6 +1437,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1750,6 +1752,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1818,6 +1821,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -30,6 +30,9 @@ export const PROBLEM_CODES = {
   malformed_json: "The body is not valid JSON",
   body_too_large: "The body is larger than the limit (413)",
   unsupported_media_type: "The body is not sent as application/json (415)",
+  idempotency_key_in_progress:
+    "A request with this Idempotency-Key is still being worked on (409): retry to get its answer",
+  idempotency_key_reused: "This Idempotency-Key was used with a different request (422)",
   invalid_value: "Any other invalid value",
 } as const;
 

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type Problem, ValidationError } from "../domain/errors.js";
+import {
+  ConflictError,
+  DomainError,
+  type Problem,
+  UnprocessableError,
+  ValidationError,
+} from "../domain/errors.js";
 import type { ProblemCode } from "../domain/problem-codes.js";
 import type { SchemaVersion } from "../domain/report.js";
 import type { Services } from "../services/index.js";
@@ -11,6 +17,8 @@ import { clientErrorBody } from "./errors.js";
 const submissionIds = new WeakMap<FastifyRequest, string>();
 /** The requests whose submission is in the log: their answer carries `x-submission-id`. */
 const logged = new WeakSet<FastifyRequest>();
+
+const KEY_PATH = "Idempotency-Key";
 
 /** Fastify's own refusals of a body, as the problems their answers carry. */
 const BODY_ERROR_CODES: Record<string, ProblemCode> = {
@@ -23,7 +31,8 @@ const BODY_ERROR_CODES: Record<string, ProblemCode> = {
 /**
  * The submission log's side of a submission route (CONTRACT section 5). Every request that
  * authenticated with a key that may submit gets a submission id; an accepted one is logged by
- * the service with its batch, a refused one (400, 413, 415: the batch, a header, the body) by
+ * the service with its batch, a refused one (400, 413, 415: the batch, a header, the body;
+ * 409, 422: its Idempotency-Key) by
  * `onError` before the error answer goes out. Either answer then carries `x-submission-id`
  * (an answer not made by the service, such as a replay, names no new submission).
  * Not submissions, so neither logged nor numbered: a 401, a 403 (a key that may not submit),
@@ -79,6 +88,11 @@ export function submissionOf(request: FastifyRequest) {
 /** The problems a refusal answers, or undefined when it is no verdict on the submission. */
 function rejectedProblems(error: Error): Problem[] | undefined {
   if (error instanceof ValidationError) return error.problems;
+  // The Idempotency-Key's refusals: no batch was looked at, but the request was answered.
+  if (error instanceof ConflictError)
+    return [{ path: KEY_PATH, message: error.message, code: "idempotency_key_in_progress" }];
+  if (error instanceof UnprocessableError)
+    return [{ path: KEY_PATH, message: error.message, code: "idempotency_key_reused" }];
   if (error instanceof DomainError) return undefined;
   const fastifyError = error as FastifyError;
   const status = fastifyError.statusCode ?? 0;
