@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { expect } from "vitest";
 import { KEYS, v2Record } from "./fixture.js";
 import type { World } from "./scorecard-world.js";
@@ -23,4 +24,23 @@ export async function rejectedBatch(world: World): Promise<string> {
   });
   expect(response.statusCode, response.body).toBe(400);
   return String(response.headers["x-submission-id"]);
+}
+
+/**
+ * Gives a logged submission another id (its problems follow), so that a screenshot showing
+ * the id is the same at every run. The tables' foreign keys do not cascade updates: copy,
+ * move the children, delete.
+ */
+export async function renameSubmission(world: World, from: string, to: string): Promise<void> {
+  await sql`insert into submissions
+    (id, organization_id, api_key_id, schema_version, dry_run, record_count, created_count,
+     updated_count, submitted_at, status, problem_count, idempotency_key)
+    select ${to}::uuid, organization_id, api_key_id, schema_version, dry_run, record_count,
+     created_count, updated_count, submitted_at, status, problem_count, idempotency_key
+    from submissions where id = ${from}::uuid`.execute(world.t.database.db);
+  for (const table of ["submission_problems", "submission_problem_counts"]) {
+    await sql`update ${sql.table(table)} set submission_id = ${to}::uuid
+      where submission_id = ${from}::uuid`.execute(world.t.database.db);
+  }
+  await sql`delete from submissions where id = ${from}::uuid`.execute(world.t.database.db);
 }
