@@ -1,3 +1,4 @@
+import { dashboardLines } from "./dashboard.js";
 import { idempotencyLines } from "./idempotency.js";
 import type {
   BenchResults,
@@ -71,6 +72,8 @@ function listingLines(target: string, listing: ListingResults): string[] {
     lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
     if (atSize.scorecards !== undefined)
       lines.push(...scorecardLines(target, size, atSize.scorecards));
+    if (atSize.dashboard !== undefined)
+      lines.push(...dashboardLines(target, size, atSize.dashboard));
   }
   if (listing.growthP50 !== undefined)
     lines.push(

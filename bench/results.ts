@@ -48,11 +48,31 @@ export type ScorecardQueryResult = {
   errors: number;
 };
 
+/** The dashboard's pages served (by name), and a two-year market page drawn in Chromium. */
+export type DashboardResults = {
+  pages: Record<
+    string,
+    {
+      p50Ms: number;
+      p99Ms: number;
+      requests: number;
+      kilobytes: number;
+      targetP99Ms: number;
+      errors: number;
+    }
+  >;
+  render:
+    | { runs: number; points: number; medianMs: number; maxMs: number; targetMs: number }
+    | { skipped: string };
+};
+
 /** The listing at one table size: each query of LISTING_QUERIES by name. */
 export type ListingAtSize = {
   queries: Record<string, ListingQueryResult>;
   /** GET /api/v1/scorecards(/daily) over the scorecard part of the dataset, by name. */
   scorecards?: Record<string, ScorecardQueryResult>;
+  /** The dashboard's pages (bench/dashboard.ts). */
+  dashboard?: DashboardResults;
   serverPeakRssMb: number;
 };
 

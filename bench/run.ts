@@ -14,6 +14,7 @@ import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
+import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
@@ -320,6 +321,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     }
     await bulkGenerate(database.db, have, size, log);
     if (have === 0) await scorecardDataset(database.db, log);
+    if (have === 0) await dashboardDataset(database.db, log);
     await database.close();
     have = size;
     const server = await startServer(target.env);
@@ -358,9 +360,11 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       );
     }
     const scorecards = await scorecardSuite(server, size);
+    const dashboard = await dashboardSuite(server, plan.requests, log);
     out.sizes[String(size)] = {
       queries,
       scorecards,
+      dashboard,
       serverPeakRssMb: round(server.peakRssMb(), 0),
     };
     await server.stop();

@@ -140,6 +140,7 @@ describe("access by caller kind", () => {
       "/app/engagements",
       "/app/keys",
       "/app/market-data",
+      "/app/coins",
       "/app/reports",
     ]);
     const acme = await injectSignIn(world.t, SCORECARD_KEYS.acme);

@@ -9,6 +9,7 @@ import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
 import { dayOverview } from "./dashboard-overview.js";
+import { createDashboardPages } from "./dashboard-pages.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
@@ -42,6 +43,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     now,
     deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
   };
+  const listingContext = { listing, scopedListing, organizations, now };
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
@@ -54,11 +56,11 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson({ listing, scopedListing, organizations, now }, caller, query),
+      listReportsJson(listingContext, caller, query),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
     exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports({ listing, scopedListing, organizations, now }, caller, query),
+      exportReports(listingContext, caller, query),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -82,14 +84,12 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     /** A day's obligation markets and report eligibility (the dashboard's overview). */
     dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
-      dayOverview(
-        { scoring, listing: { listing, scopedListing, organizations, now } },
-        caller,
-        date,
-      ),
+      dayOverview({ scoring, listing: listingContext }, caller, date),
     ),
+    /** What the dashboard's market, calendar and coin pages show (issue 14). */
+    dashboardPages: guarded(createDashboardPages({ ...stores, ...scoring, referenceData })),
     /** The operator's views of the platform (organizations, engagements, keys, market data). */
-    operator: operatorViewsOf(stores, referenceData),
+    operator: guarded(createOperatorViews({ ...stores, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -107,16 +107,6 @@ function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>
   ) as T;
 }
 
-function operatorViewsOf(stores: Stores, referenceData: ReferenceDataCache) {
-  const views = createOperatorViews({ ...stores, referenceData });
-  return {
-    organizations: unavailableWhenDatabaseIs(views.organizations),
-    engagements: unavailableWhenDatabaseIs(views.engagements),
-    apiKeys: unavailableWhenDatabaseIs(views.apiKeys),
-    marketDataFreshness: unavailableWhenDatabaseIs(views.marketDataFreshness),
-  };
-}
-
 function dashboardSessionsOf(
   stores: Stores,
   authenticator: ReturnType<typeof createAuthenticator>,
@@ -129,11 +119,11 @@ function dashboardSessionsOf(
     now,
     limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
   });
-  return {
-    signIn: unavailableWhenDatabaseIs(sessions.signIn),
-    resume: unavailableWhenDatabaseIs(sessions.resume),
-    signOut: unavailableWhenDatabaseIs(sessions.signOut),
-  };
+  return guarded({
+    signIn: sessions.signIn,
+    resume: sessions.resume,
+    signOut: sessions.signOut,
+  });
 }
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */

@@ -1,4 +1,6 @@
 import type { DashboardPage } from "../page.js";
+import { coinPages } from "./coins.js";
+import { makerPages, ownMarketsPage } from "./markets.js";
 import { operatorKeysPage } from "./operator-keys.js";
 import { operatorMarketDataPage } from "./operator-market-data.js";
 import { operatorOrganizationsPage } from "./operator-organizations.js";
@@ -15,6 +17,9 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   operatorOrganizationsPage,
   operatorKeysPage,
   operatorMarketDataPage,
+  coinPages,
   reportsPage,
+  ownMarketsPage,
   submissionsPage,
+  makerPages,
 ];

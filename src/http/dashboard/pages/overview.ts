@@ -9,6 +9,7 @@ import type { Services } from "../../../services/index.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
+import { makerPath, marketPath } from "../views/market-links.js";
 import { formQuery } from "./form-query.js";
 
 const overviewQuerySchema = z.object({ date: scorecardQuerySchema.shape.dateLte });
@@ -41,7 +42,7 @@ function marketsTable(overview: DayOverview): Html {
   }
   const rows = overview.markets.map(
     (m) => html`<tr>
-<th scope="row">${m.baseCoinId}</th><td>${m.exchangeId}</td><td>${m.quote}</td><td>${m.instrumentType}</td>
+<th scope="row"><a href="${makerPath(m)}">${m.baseCoinId}</a></th><td><a href="${marketPath(m)}">${m.exchangeId}</a></td><td>${m.quote}</td><td>${m.instrumentType}</td>
 <td>${reportCell(m)}</td>
 <td>${m.late ? html`<span class="status-late">Late</span>` : m.eligibilityStatus === null ? "—" : "On time"}</td>
 <td>${kpiCell(m)}</td>
