@@ -111,16 +111,6 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
     }
   });
 
-  it("marks the submissions history as coming", async () => {
-    const visit = await visitAs(SCORECARD_KEYS.acme);
-    try {
-      expect(await visit.goto("/app/submissions")).toBe(200);
-      await visit.check("market-maker-submissions");
-    } finally {
-      await visit.close();
-    }
-  });
-
   it("shows the operator its organizations, engagements, keys and market data", async () => {
     const visit = await visitAs(SCORECARD_KEYS.operator);
     try {

@@ -590,6 +590,103 @@ export interface components {
             /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
             eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
         };
+        /**
+         * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); idempotency_key_in_progress: A request with this Idempotency-Key is still being worked on (409): retry to get its answer; idempotency_key_reused: This Idempotency-Key was used with a different request (422); invalid_value: Any other invalid value
+         * @enum {string}
+         */
+        ProblemCode: "required" | "wrong_type" | "not_finite" | "below_minimum" | "above_maximum" | "invalid_enum" | "text_too_short" | "text_too_long" | "text_not_storable" | "invalid_date" | "date_not_past" | "date_too_early" | "unknown_exchange" | "unknown_base_coin" | "unknown_quote_coin" | "missing_quote" | "not_spot_exchange" | "not_derivatives_exchange" | "duplicate_record_key" | "batch_too_small" | "batch_too_large" | "invalid_header" | "malformed_json" | "body_too_large" | "unsupported_media_type" | "idempotency_key_in_progress" | "idempotency_key_reused" | "invalid_value";
+        Submission: {
+            /**
+             * Format: uuid
+             * @description The x-submission-id header of its answer
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the service received it (UTC)
+             */
+            receivedAt: string;
+            /** @description v1 or v2 endpoint */
+            apiVersion: 1 | 2;
+            /** @description x-dry-run: true (nothing was stored) */
+            dryRun: boolean;
+            /** @enum {string} */
+            status: "accepted" | "rejected";
+            /**
+             * Format: int64
+             * @description Records in the batch (0 when the body was not a batch at all)
+             */
+            recordCount: number;
+            /**
+             * Format: int64
+             * @description Records new to their key (0 if rejected)
+             */
+            createdCount: number;
+            /**
+             * Format: int64
+             * @description Records that replaced a version
+             */
+            updatedCount: number;
+            /**
+             * Format: int64
+             * @description Problems answered (all of them)
+             */
+            problemCount: number;
+            /** @description Prefix of the API key used; null for keys without one */
+            keyPrefix: string | null;
+            /** @description The request's Idempotency-Key header, if valid */
+            idempotencyKey: string | null;
+        };
+        SubmissionDetail: {
+            /**
+             * Format: uuid
+             * @description The x-submission-id header of its answer
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the service received it (UTC)
+             */
+            receivedAt: string;
+            /** @description v1 or v2 endpoint */
+            apiVersion: 1 | 2;
+            /** @description x-dry-run: true (nothing was stored) */
+            dryRun: boolean;
+            /** @enum {string} */
+            status: "accepted" | "rejected";
+            /**
+             * Format: int64
+             * @description Records in the batch (0 when the body was not a batch at all)
+             */
+            recordCount: number;
+            /**
+             * Format: int64
+             * @description Records new to their key (0 if rejected)
+             */
+            createdCount: number;
+            /**
+             * Format: int64
+             * @description Records that replaced a version
+             */
+            updatedCount: number;
+            /**
+             * Format: int64
+             * @description Problems answered (all of them)
+             */
+            problemCount: number;
+            /** @description Prefix of the API key used; null for keys without one */
+            keyPrefix: string | null;
+            /** @description The request's Idempotency-Key header, if valid */
+            idempotencyKey: string | null;
+            /** @description The problems answered, in order: the first 1000 (problemCount has them all) */
+            problems: {
+                /** @description As answered; null for a problem of the whole body */
+                path: string | null;
+                /** @description As answered (a message quoting a long value is cut at 1000 characters) */
+                message: string;
+                code: components["schemas"]["ProblemCode"];
+            }[];
+        };
         Project: {
             /**
              * @description The engaged market maker (project and operator keys only)
@@ -801,103 +898,6 @@ export interface components {
                 mediansShown: boolean;
                 note: string | null;
             };
-        };
-        /**
-         * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); idempotency_key_in_progress: A request with this Idempotency-Key is still being worked on (409): retry to get its answer; idempotency_key_reused: This Idempotency-Key was used with a different request (422); invalid_value: Any other invalid value
-         * @enum {string}
-         */
-        ProblemCode: "required" | "wrong_type" | "not_finite" | "below_minimum" | "above_maximum" | "invalid_enum" | "text_too_short" | "text_too_long" | "text_not_storable" | "invalid_date" | "date_not_past" | "date_too_early" | "unknown_exchange" | "unknown_base_coin" | "unknown_quote_coin" | "missing_quote" | "not_spot_exchange" | "not_derivatives_exchange" | "duplicate_record_key" | "batch_too_small" | "batch_too_large" | "invalid_header" | "malformed_json" | "body_too_large" | "unsupported_media_type" | "idempotency_key_in_progress" | "idempotency_key_reused" | "invalid_value";
-        Submission: {
-            /**
-             * Format: uuid
-             * @description The x-submission-id header of its answer
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the service received it (UTC)
-             */
-            receivedAt: string;
-            /** @description v1 or v2 endpoint */
-            apiVersion: 1 | 2;
-            /** @description x-dry-run: true (nothing was stored) */
-            dryRun: boolean;
-            /** @enum {string} */
-            status: "accepted" | "rejected";
-            /**
-             * Format: int64
-             * @description Records in the batch (0 when the body was not a batch at all)
-             */
-            recordCount: number;
-            /**
-             * Format: int64
-             * @description Records new to their key (0 if rejected)
-             */
-            createdCount: number;
-            /**
-             * Format: int64
-             * @description Records that replaced a version
-             */
-            updatedCount: number;
-            /**
-             * Format: int64
-             * @description Problems answered (all of them)
-             */
-            problemCount: number;
-            /** @description Prefix of the API key used; null for keys without one */
-            keyPrefix: string | null;
-            /** @description The request's Idempotency-Key header, if valid */
-            idempotencyKey: string | null;
-        };
-        SubmissionDetail: {
-            /**
-             * Format: uuid
-             * @description The x-submission-id header of its answer
-             */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the service received it (UTC)
-             */
-            receivedAt: string;
-            /** @description v1 or v2 endpoint */
-            apiVersion: 1 | 2;
-            /** @description x-dry-run: true (nothing was stored) */
-            dryRun: boolean;
-            /** @enum {string} */
-            status: "accepted" | "rejected";
-            /**
-             * Format: int64
-             * @description Records in the batch (0 when the body was not a batch at all)
-             */
-            recordCount: number;
-            /**
-             * Format: int64
-             * @description Records new to their key (0 if rejected)
-             */
-            createdCount: number;
-            /**
-             * Format: int64
-             * @description Records that replaced a version
-             */
-            updatedCount: number;
-            /**
-             * Format: int64
-             * @description Problems answered (all of them)
-             */
-            problemCount: number;
-            /** @description Prefix of the API key used; null for keys without one */
-            keyPrefix: string | null;
-            /** @description The request's Idempotency-Key header, if valid */
-            idempotencyKey: string | null;
-            /** @description The problems answered, in order: the first 1000 (problemCount has them all) */
-            problems: {
-                /** @description As answered; null for a problem of the whole body */
-                path: string | null;
-                /** @description As answered (a message quoting a long value is cut at 1000 characters) */
-                message: string;
-                code: components["schemas"]["ProblemCode"];
-            }[];
         };
         Webhook: {
             /**

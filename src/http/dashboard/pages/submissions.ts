@@ -1,22 +1,51 @@
 import type { FastifyInstance } from "fastify";
-import { html } from "../html.js";
+import type { z } from "zod";
+import { ValidationError } from "../../../domain/errors.js";
+import { problemsOf } from "../../../schemas/problems.js";
+import { submissionParamsSchema, submissionsQuerySchema } from "../../../schemas/submissions.js";
+import type { Services } from "../../../services/index.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
+import { formQuery } from "./form-query.js";
+import {
+  SUBMISSIONS_PAGE_SIZE,
+  submissionBody,
+  submissionsBody,
+  submissionTitle,
+} from "./submissions-view.js";
+
+/** Checked by the API's own schema: the same 400 problems as the API's. */
+function parsed<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(problemsOf(result.error));
+  return result.data;
+}
 
 /**
- * PLACEHOLDER: the submissions history (every submission, rejected records and their
- * problems) is built on the submission log API of CONTRACT section 5, which another branch is
- * adding. Replace this page's body with that service's list once it has landed.
+ * The market maker's submission log: the history with the API's filters and paging, and one
+ * submission with its problems. Both read through the services of GET /api/v1/submissions and
+ * GET /api/v1/submissions/{id}: another organization's submission is the same 404.
  */
 export const submissionsPage: DashboardPage = {
   kinds: ["market_maker"],
   nav: [{ path: "/app/submissions", label: "Submissions", kinds: ["market_maker"] }],
-  routes(app: FastifyInstance) {
-    app.get("/submissions", { schema: { hide: true } }, async (request, reply) =>
-      sendPage(request, reply, {
-        title: "Submissions",
-        body: html`<p class="placeholder">The history of your submissions, with rejected records and their problems, will be shown here once the service keeps a submission log (CONTRACT section 5).</p>`,
-      }),
-    );
+  routes(app: FastifyInstance, services: Services) {
+    app.get("/submissions", { schema: { hide: true } }, async (request, reply) => {
+      const query = parsed(submissionsQuerySchema, formQuery(request.query));
+      const page = await services.listSubmissions(request.dashboard.caller, {
+        ...query,
+        pageSize: query.pageSize ?? SUBMISSIONS_PAGE_SIZE,
+      });
+      return sendPage(request, reply, { title: "Submissions", body: submissionsBody(query, page) });
+    });
+    app.get("/submissions/:id", { schema: { hide: true } }, async (request, reply) => {
+      const { id } = parsed(submissionParamsSchema, request.params);
+      const submission = await services.getSubmission(request.dashboard.caller, id);
+      return sendPage(request, reply, {
+        title: submissionTitle(submission),
+        body: submissionBody(submission),
+        current: "/app/submissions",
+      });
+    });
   },
 };
