@@ -43,7 +43,7 @@ describe.skipIf(onPostgres)("serve --demo and webhooks", () => {
   it("allows insecure webhook targets and says so on stdout, unless WEBHOOK_ALLOW_INSECURE is set", async () => {
     const WARNING =
       "WEBHOOK_ALLOW_INSECURE=true: webhooks may target http:// URLs and private, loopback and link-local addresses (development only; never in production)\n";
-    expect(await demoBanner({})).toContain(`/openapi.json)\n${WARNING}demo API key`);
+    expect(await demoBanner({})).toContain(`(sign in with an API key)\n${WARNING}demo API key`);
     expect(await demoBanner({ WEBHOOK_ALLOW_INSECURE: "false" })).not.toContain(WARNING);
   }, 300_000);
 });
