@@ -371,6 +371,8 @@ export interface components {
             eligibilityStatus: "eligible" | "ineligible_market_data_missing";
             /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
             eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
+            /** @description With include=quality only: the report's quality flags (empty when none); they never reject a record */
+            qualityFlags?: ("depth_not_monotonic" | "total_depth_mismatch" | "maker_tob_exceeds_maker" | "exceeds_public_depth")[];
         };
         Market: {
             /**
@@ -1273,6 +1275,8 @@ export interface operations {
                 page?: string;
                 /** @description Reports per page, 1 to 500 (default 500) */
                 pageSize?: string;
+                /** @description `quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces */
+                include?: "quality";
             };
             header?: never;
             path?: never;

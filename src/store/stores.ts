@@ -44,13 +44,17 @@ export type Stores = {
  */
 export function createStores(
   db: Kysely<Tables>,
-  options: { parallelism?: number; splitAboveMarketDays?: number } = {},
+  options: {
+    parallelism?: number;
+    splitAboveMarketDays?: number;
+    publicDepthTolerance?: number;
+  } = {},
 ): Stores {
   return {
     organizations: createOrganizationStore(db),
     obligations: createObligationStore(db),
     references: createReferenceStore(db),
-    reports: createReportStore(db),
+    reports: createReportStore(db, options.publicDepthTolerance),
     listing: createReportListing(db),
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
