@@ -73,3 +73,30 @@ export function plausibilityMask(metrics: Metrics): number {
  * The store writes the same comparison in SQL (quality-sql.ts).
  */
 export const EXCEEDS_PUBLIC_DEPTH_BIT = qualityFlagBit("exceeds_public_depth");
+
+/**
+ * The public order book of one market at one moment (CoinGecko's exchange tickers with
+ * depth=true): the USD it costs to move the price 2 % up (the asks within +2 %) and 2 % down
+ * (the bids within −2 %), the spread and the day's volume in USD. Any of them may be absent.
+ */
+export type PublicDepthSnapshot = {
+  exchangeId: string;
+  baseCoinId: string;
+  instrumentType: "spot" | "perp";
+  quoteSymbol: string;
+  quoteCoinId: string | null;
+  /** The UTC day of `takenAt`: the day whose reports it checks. */
+  date: string;
+  takenAt: Date;
+  costToMoveUpUsd: number | null;
+  costToMoveDownUsd: number | null;
+  bidAskSpreadPercentage: number | null;
+  volumeUsd: number | null;
+  source: "coingecko" | "fixture";
+};
+
+/** A market on a day: what a snapshot changes the flags of. */
+export type MarketDay = Pick<
+  PublicDepthSnapshot,
+  "exchangeId" | "baseCoinId" | "instrumentType" | "quoteSymbol" | "date"
+>;

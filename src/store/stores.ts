@@ -3,6 +3,7 @@ import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
+import { createQualityDepthStore, type QualityDepthStore } from "./quality-depth-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
@@ -29,6 +30,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Public depth snapshots and the flags that compare reports with them. */
+  qualityDepth: QualityDepthStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -60,6 +63,7 @@ export function createStores(
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    qualityDepth: createQualityDepthStore(db, options.publicDepthTolerance),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
