@@ -5,6 +5,7 @@ import type {
   Phase,
   ScorecardQueryResult,
 } from "./results.js";
+import { webhookLines } from "./webhooks.js";
 
 const TARGETS = ["postgres", "pglite"] as const;
 
@@ -21,6 +22,7 @@ export function markdown(r: BenchResults): string {
     if (t === undefined) continue;
     if (t.ingest !== undefined) lines.push(...ingestLines(target, t.ingest));
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
+    if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
   }
   return `${lines.join("\n")}\n`;
 }

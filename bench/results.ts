@@ -1,3 +1,4 @@
+import type { WebhookBenchResults } from "./webhooks.js";
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 
 /** One ingest phase: throughput and per-batch latency. */
@@ -60,7 +61,11 @@ export type ListingResults = {
   growthP50?: Record<string, number>;
 };
 
-export type TargetResults = { ingest?: IngestResults; listing?: ListingResults };
+export type TargetResults = {
+  ingest?: IngestResults;
+  listing?: ListingResults;
+  webhooks?: WebhookBenchResults;
+};
 
 export type BenchResults = {
   date: string;

@@ -28,12 +28,14 @@ import type {
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
 import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
+import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
 const parts = {
-  ingest: !process.argv.includes("--listing-only"),
-  listing: !process.argv.includes("--ingest-only"),
+  ingest: !process.argv.includes("--listing-only") && !process.argv.includes("--webhooks-only"),
+  listing: !process.argv.includes("--ingest-only") && !process.argv.includes("--webhooks-only"),
+  webhooks: !process.argv.includes("--ingest-only") && !process.argv.includes("--listing-only"),
 };
 const BATCH = 300;
 const plan = quick
@@ -116,6 +118,12 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     const sizes = target === "postgres" ? plan.listing : plan.pgliteListing;
     listing = await listingSuite(listingDb, sizes);
     await listingDb.drop();
+  }
+  if (parts.webhooks) {
+    const webhookDb = await freshTarget(target, "webhooks");
+    const webhooks = await webhookSuite(webhookDb.env, fixtureFile, quick, log);
+    await webhookDb.drop();
+    return { ingest, listing, webhooks };
   }
   return { ingest, listing };
 }

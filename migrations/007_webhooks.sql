@@ -4,6 +4,8 @@
 
 -- An HTTPS endpoint an organization subscribed to some event types (`{*}`: all of them).
 -- `secret` (`whsec_` + base64 of 32 random bytes) is kept as given: signing needs it.
+-- `failing_since`: the first failed attempt since the last success (null: none failed since);
+-- an endpoint failing for 5 days is disabled.
 CREATE TABLE webhooks (
   id uuid PRIMARY KEY,
   organization_id text COLLATE "C" NOT NULL REFERENCES organizations (id),
@@ -12,6 +14,7 @@ CREATE TABLE webhooks (
   description text,
   secret text NOT NULL,
   disabled boolean NOT NULL DEFAULT false,
+  failing_since timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
@@ -36,6 +39,10 @@ CREATE TABLE webhook_events (
 );
 
 -- One event for one endpoint: its id is the `webhook-id` header, the same on every attempt.
+-- A process takes a due delivery by moving `next_attempt_at` past the attempt's timeout and
+-- setting `claimed_until` (its lease), in a statement of its own: no transaction stays open
+-- while the receiver answers, and a process killed mid-attempt leaves it due again once the
+-- lease ends.
 CREATE TABLE webhook_deliveries (
   id uuid PRIMARY KEY,
   webhook_id uuid NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
@@ -46,6 +53,7 @@ CREATE TABLE webhook_deliveries (
   last_attempt_at timestamptz,
   last_status_code integer,
   last_error text,
+  claimed_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
   UNIQUE (webhook_id, event_id)

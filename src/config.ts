@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
+import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -58,6 +59,18 @@ const environmentSchema = z.object({
     .default("12:00"),
   // How far reported ±2 % depth may exceed the public book before it is flagged (a share).
   PUBLIC_DEPTH_TOLERANCE: z.coerce.number().min(0).max(100).default(0.1),
+  // Notifications (CONTRACT section 7; README "Notifications").
+  WEBHOOK_ALLOW_INSECURE: z.enum(["true", "false", ""]).default("false"),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "must be seconds, comma-separated (e.g. 5,300,1800)")
+    .default(DEFAULT_RETRY_SCHEDULE.join(","))
+    .transform((text) => text.split(",").map(Number)),
+  WEBHOOKS_PER_ORGANIZATION: positiveInt(10),
+  WEBHOOK_CONCURRENCY: positiveInt(8),
+  // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
+  WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
 });
 
 export type Config = {
@@ -71,6 +84,20 @@ export type Config = {
   reportDeadlineUtc: string;
   /** `exceeds_public_depth` beyond public depth × (1 + this) (CONTRACT section 6). */
   publicDepthTolerance: number;
+  webhooks: WebhookConfig;
+  webhookEventsPollMs: number;
+};
+
+export type WebhookConfig = {
+  /** WEBHOOK_ALLOW_INSECURE: http:// and non-public addresses allowed (development, tests). */
+  allowInsecure: boolean;
+  /** An attempt that has no 2xx answer within this long failed. */
+  timeoutMs: number;
+  /** Seconds before the 2nd, 3rd, … attempt; then the delivery has failed. */
+  retrySchedule: number[];
+  perOrganization: number;
+  /** Attempts one process makes at once. */
+  concurrency: number;
 };
 
 export type DatabaseConfig =
@@ -147,6 +174,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
     publicDepthTolerance: e.PUBLIC_DEPTH_TOLERANCE,
+    webhooks: {
+      allowInsecure: e.WEBHOOK_ALLOW_INSECURE === "true",
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      perOrganization: e.WEBHOOKS_PER_ORGANIZATION,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
+    webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
   };
 }
 

@@ -2,6 +2,8 @@ import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
 import { type AppOptions, buildApp } from "./http/app.js";
+import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
+import { createWebhookEventProducer } from "./jobs/webhook-event-producer.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
@@ -17,6 +19,7 @@ import { createStores } from "./store/stores.js";
  *          ─► services (market-maker use cases, called by http/ and cli/)
  *          ─► admin (operator use cases, with the CoinGecko adapter)
  *          ─► http (the Fastify app over the services; `serve` makes it listen)
+ *          ─► jobs (webhook deliveries; `serve` starts and stops them)
  */
 export async function createSystem(
   config: Config,
@@ -43,6 +46,7 @@ export async function createSystem(
     referenceDataCheckMs: config.referenceDataCheckMs,
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
+    webhooks: config.webhooks,
   });
   const admin = createAdminServices(stores, {
     now,
@@ -59,6 +63,15 @@ export async function createSystem(
     services,
     admin,
     http,
+    /** The webhook delivery job (`serve` runs it; `stop` before `close`). */
+    startWebhookDeliveries: (options: Partial<WebhookJobOptions> = {}) =>
+      startWebhookDeliveries(stores, { ...config.webhooks, now, ...options }),
+    /** Raises report.missing, report.late and kpi.missed; `serve` starts and stops it. */
+    webhookEventProducer: createWebhookEventProducer(stores, {
+      deadlineUtc: config.reportDeadlineUtc,
+      pollMs: config.webhookEventsPollMs,
+      now,
+    }),
     close: () => database.close(),
   };
 }

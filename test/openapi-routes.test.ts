@@ -23,7 +23,8 @@ function undocumented(document: Document): string[] {
       const documented =
         success.length > 0 &&
         responses.every(([, r]) => r.description !== "Default Response") &&
-        success.every(([, r]) => r.content !== undefined);
+        // A 204 has no content by definition (HTTP); every other success documents its body.
+        success.every(([status, r]) => r.content !== undefined || status === "204");
       if (!documented) missing.push(`${method.toUpperCase()} ${path}`);
     }
   }

@@ -9,6 +9,7 @@ import { readJson, UsageError } from "./read-json.js";
 import { registerScorecardCommand } from "./scorecard.js";
 import { DemoRefused, serve } from "./serve.js";
 import { registerSubmitCommand } from "./submit.js";
+import { registerWebhookCommands } from "./webhook.js";
 
 export type { Io } from "./open.js";
 
@@ -32,6 +33,7 @@ export function buildProgram(
   registerDatabaseCommands(program, io, context);
   registerAdminCommands(program, io, (work) => withSystem(io, context, work));
   registerScorecardCommand(program, io, (work) => withSystem(io, context, work));
+  registerWebhookCommands(program, io, (work) => withSystem(io, context, work));
   registerSubmitCommand(program, io, exit);
   registerExportCommand(program, io, exit);
 

@@ -22,7 +22,8 @@ export type ServeOptions = {
 export type RunHere = (argv: string[], io: Io, context: Context) => Promise<number>;
 
 /** `serve`: migrations, optional seed and demo, then the HTTP API until SIGTERM/SIGINT. */
-export async function serve(io: Io, context: Context, options: ServeOptions, runHere: RunHere) {
+export async function serve(given: Io, context: Context, options: ServeOptions, runHere: RunHere) {
+  const io = withDemoDefaults(given, options);
   const guardDemo = options.demo === true && options.forceDemo !== true;
   if (guardDemo && loadConfig(io.env).database.kind === "postgres") {
     throw new DemoRefused(
@@ -44,12 +45,41 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
     await system.close();
     throw error;
   }
+  const deliveries = system.startWebhookDeliveries({
+    onError: (error) => app.log.error({ err: error }, "webhook delivery job"),
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  system.webhookEventProducer.start((err) => app.log.error({ err }, "webhook events pass failed"));
+  // Handlers first: a supervisor may send SIGTERM as soon as it reads the line below.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = async () => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      await app.close(); // stops accepting, lets requests in flight finish
+      await system.webhookEventProducer.stop();
+      await deliveries.stop(); // lets attempts in flight end and records them
+      await system.close();
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  announce(io, base, config.webhooks.allowInsecure, options.demo === true);
+  await stopped;
+}
+
+/** The lines `serve` prints once it listens (the first is the one scripts wait for). */
+function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean): void {
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
-  if (options.demo) {
+  if (insecureWebhooks) {
+    io.stdout.write(
+      "WEBHOOK_ALLOW_INSECURE=true: webhooks may target http:// URLs and private, loopback and link-local addresses (development only; never in production)\n",
+    );
+  }
+  if (demo) {
     io.stdout.write(`demo API key: ${DEMO_API_KEY}\n`);
     io.stdout.write(
       `try: curl -s -H 'Authorization: ${DEMO_API_KEY}' '${base}/api/v1/reports?pageSize=2'\n`,
@@ -61,17 +91,16 @@ export async function serve(io: Io, context: Context, options: ServeOptions, run
       `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
     );
   }
-  await new Promise<void>((resolve) => {
-    const stop = async () => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      await app.close(); // stops accepting, lets requests in flight finish
-      await system.close();
-      resolve();
-    };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
-  });
+}
+
+/**
+ * `--demo` (what `npm start` runs) is for trying the service on one machine: webhooks to a
+ * receiver on this machine (http://localhost) are allowed unless WEBHOOK_ALLOW_INSECURE says
+ * otherwise; `serve` prints that it is on.
+ */
+function withDemoDefaults(io: Io, options: ServeOptions): Io {
+  if (options.demo !== true || io.env.WEBHOOK_ALLOW_INSECURE !== undefined) return io;
+  return { ...io, env: { ...io.env, WEBHOOK_ALLOW_INSECURE: "true" } };
 }
 
 /**

@@ -25,6 +25,7 @@ import { referenceRoutes } from "./routes/reference.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { validatorCompiler } from "./zod-validation.js";
 
 declare module "fastify" {
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(referenceRoutes(services));
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
+    await api.register(webhookRoutes(services));
   });
   return app;
 }

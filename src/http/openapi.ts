@@ -1,6 +1,7 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import { type DocumentOptions, finishDocument } from "./openapi-finish.js";
+import { webhookOperations } from "./openapi-webhooks.js";
 
 export type { DocumentOptions };
 
@@ -44,6 +45,11 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
             "How each obligation market was kept: days due, reported, missing, late, eligible and met, and day by day",
         },
         {
+          name: "webhooks",
+          description:
+            "Subscriptions to events (report missing, late, KPI missed…), signed per Standard Webhooks, with their delivery logs",
+        },
+        {
           name: "reference data",
           description:
             "Projects, exchanges and markets to check a report against before submitting",
@@ -58,6 +64,8 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
     transformObject: (document) => {
       const generated = jsonSchemaTransformObject(document);
       finishDocument(generated as unknown as Parameters<typeof finishDocument>[0], options);
+      // OpenAPI 3.1's `webhooks`: the events subscribers receive (CONTRACT section 7).
+      Object.assign(generated, { webhooks: webhookOperations() });
       return generated;
     },
   };

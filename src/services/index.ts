@@ -14,12 +14,15 @@ import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
 import { assertMaySubmit, submitReports } from "./submit-reports.js";
+import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
 
 export type ServiceOptions = {
   referenceDataCheckMs: number;
   now?: () => Date;
   /** REPORT_DEADLINE_UTC (`HH:MM`); default 12:00. */
   reportDeadlineUtc?: string;
+  /** Webhook target policy and limit (CONTRACT section 7); default: https, public, 10. */
+  webhooks?: WebhookOptions;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
@@ -66,6 +69,10 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
       getDailyScorecards(scoring, readScope(caller), query),
     ),
+    /** Webhook subscriptions of the caller's organization (CONTRACT section 7). */
+    webhooks: guarded(
+      createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
+    ),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -73,6 +80,15 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Every function of `functions`, unavailable when the database is. */
+function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  functions: T,
+): T {
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
+  ) as T;
+}
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */
 function unavailableWhenDatabaseIs<A extends unknown[], R>(fn: (...args: A) => Promise<R>) {

@@ -11,7 +11,10 @@ import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
 import type { Tables } from "./tables.js";
+import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
+import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
+import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
  * Every store over one database handle: the pool, or one transaction. Services receive this
@@ -32,6 +35,12 @@ export type Stores = {
   webhookEvents: WebhookEventStore;
   /** Public depth snapshots and the flags that compare reports with them. */
   qualityDepth: QualityDepthStore;
+  /** Subscribed endpoints and their delivery logs. */
+  webhooks: WebhookStore;
+  /** The queue of deliveries the delivery job works through. */
+  webhookDeliveries: WebhookDeliveryStore;
+  /** The cursors and kept outcomes of the job deriving events from stored data. */
+  webhookProducer: WebhookProducerStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -64,6 +73,9 @@ export function createStores(
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
     qualityDepth: createQualityDepthStore(db, options.publicDepthTolerance),
+    webhooks: createWebhookStore(db),
+    webhookDeliveries: createWebhookDeliveryStore(db),
+    webhookProducer: createWebhookProducerStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

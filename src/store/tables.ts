@@ -74,6 +74,7 @@ export type Tables = {
     description: string | null;
     secret: string;
     disabled: Generated<boolean>;
+    failing_since: Generated<Date | null>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
   };
@@ -98,6 +99,7 @@ export type Tables = {
     last_attempt_at: Date | null;
     last_status_code: number | null;
     last_error: string | null;
+    claimed_until: Generated<Date | null>;
     created_at: Generated<Date>;
   };
   reports: ReportRow;

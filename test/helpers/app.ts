@@ -28,6 +28,7 @@ export async function startTestApp(
     referenceDataCheckMs: 0,
     now: options.now,
     reportDeadlineUtc: config.reportDeadlineUtc,
+    webhooks: config.webhooks,
   });
   const app = await buildApp({ services, http: config.http, logger: false });
   // Every answer, in any test, is checked against the app's OpenAPI document.

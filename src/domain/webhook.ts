@@ -1,0 +1,50 @@
+import { createHmac, randomBytes } from "node:crypto";
+
+/** A new endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (CONTRACT 7). */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/**
+ * The `webhook-signature` header of Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of
+ * `<id>.<timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const mac = createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return `v1,${mac}`;
+}
+
+/**
+ * The body of every attempt of a delivery: the event's type, timestamp and the data as stored
+ * (its text, so that the bytes signed are the same on every attempt).
+ */
+export function webhookBody(type: string, occurredAt: Date, dataJson: string): string {
+  const head = JSON.stringify({ type, timestamp: occurredAt.toISOString() });
+  return `${head.slice(0, -1)},"data":${dataJson}}`;
+}
+
+/** Default WEBHOOK_RETRY_SCHEDULE: the delays (seconds) before the 2nd, 3rd, … attempt. */
+export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** An endpoint whose every delivery failed for this long is disabled. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
+
+/**
+ * When the next attempt is due after a failed one (`attempts` made so far, this one
+ * included), or null when the schedule is spent and the delivery has failed.
+ */
+export function nextAttemptAt(schedule: readonly number[], attempts: number, at: Date) {
+  const delay = schedule[attempts - 1];
+  return delay === undefined ? null : new Date(at.getTime() + delay * 1000);
+}
+
+/** What an attempt came to: an HTTP status (2xx: success) or an error before one. */
+export type AttemptOutcome = {
+  statusCode: number | null;
+  /** Null on success; else why it failed, with a short excerpt of the answer. */
+  error: string | null;
+};
+
+export const succeeded = (o: AttemptOutcome) =>
+  o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;

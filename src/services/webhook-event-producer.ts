@@ -1,0 +1,162 @@
+import { addDays } from "../domain/dates.js";
+import { lastDueDay } from "../domain/scorecard.js";
+import type { WebhookEvent } from "../domain/webhook-event.js";
+import {
+  eventsOfDay,
+  type JudgedDay,
+  type KpiOutcome,
+  marketDayKey,
+} from "../domain/webhook-event-rules.js";
+import type { DayScorecard } from "../store/scorecard-store.js";
+import type { Stores } from "../store/stores.js";
+import type { TouchedDay } from "../store/webhook-producer-store.js";
+
+export type ProducerOptions = {
+  /** REPORT_DEADLINE_UTC (`HH:MM`). */
+  deadlineUtc: string;
+  /**
+   * A day is judged this long after its deadline, not at once: a submission accepted just
+   * before the deadline may still be committing (its statement has a timeout of seconds), and
+   * the day must not be announced missing while it does.
+   */
+  graceMs?: number;
+};
+
+export const DEFAULT_GRACE_MS = 60_000;
+/** At most this much per pass (one transaction); a pass that hit a limit is followed by another. */
+const LIMITS = { versions: 5_000, changes: 200, deadlineDays: 31 };
+
+/** Days of one organization and coin (or of every obligation market) to judge. */
+type Range = { organizationId?: string; baseCoinId?: string; dateGte: string; dateLte: string };
+
+export type PassResult = {
+  /** Another process was making a pass: this one did nothing. */
+  busy: boolean;
+  /** A limit was hit: more work is waiting. */
+  more: boolean;
+  /** Events recorded (new ones; repeats are not counted). */
+  recorded: number;
+};
+
+/**
+ * One pass of the producer of report.missing, report.late and kpi.missed (CONTRACT section 7),
+ * in one transaction that only one process makes at a time: it judges, as scoring does, the
+ * days whose deadline passed since the last pass, the days of the report versions stored
+ * since, and the days of the obligation periods and engagements changed since; then records
+ * the events those judgements raise (see eventsOfDay) and moves its cursors, all together.
+ */
+export function producePass(stores: Stores, now: Date, options: ProducerOptions) {
+  return stores.transaction(async (tx): Promise<PassResult> => {
+    const producer = tx.webhookProducer;
+    if (!(await producer.tryLock())) return { busy: true, more: false, recorded: 0 };
+    const { deadlineUtc } = options;
+    const judgedAt = new Date(now.getTime() - (options.graceMs ?? DEFAULT_GRACE_MS));
+    // Holes first, before this transaction writes: once it has an id of its own, that id
+    // holds its snapshot's xmin back, and holes are dropped a pass later.
+    const touched = await producer.filledHoles();
+    const state = await producer.state({
+      startedAt: now,
+      firstDay: addDays(lastDueDay(now, deadlineUtc), 1),
+    });
+    const fresh = await producer.newVersions(state.versionsSeen, LIMITS.versions);
+    const changes = await producer.takeChanges(LIMITS.changes);
+    const lastDue = lastDueDay(judgedAt, deadlineUtc);
+    const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
+    const deadlinesDone = lastDue < deadlineCatchUp ? lastDue : deadlineCatchUp;
+    const ranges = merged([
+      ...(deadlinesDone > state.deadlinesDone
+        ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
+        : []),
+      ...[...touched, ...fresh.days].map(dayRange),
+      ...changes.map((c) => ({
+        organizationId: c.organizationId,
+        baseCoinId: c.baseCoinId,
+        dateGte: c.since,
+        dateLte: c.until ?? lastDue,
+      })),
+    ])
+      .map((r) => clip(r, state.firstDay, lastDue))
+      .filter((r) => r.dateGte <= r.dateLte);
+    const days = await judge(tx, ranges, { now: judgedAt, deadlineUtc });
+    const recorded = await announce(tx, days, { now, deadlineUtc });
+    await producer.saveProgress({
+      deadlinesDone: deadlinesDone > state.deadlinesDone ? deadlinesDone : state.deadlinesDone,
+      versionsSeen: fresh.last,
+    });
+    const more =
+      fresh.days.length === LIMITS.versions ||
+      changes.length === LIMITS.changes ||
+      deadlinesDone < lastDue;
+    return { busy: false, more, recorded };
+  });
+}
+
+/**
+ * One range per organization and coin (and the deadlines' range of every one), from the
+ * earliest day to the latest: a period's markets, changed row by row, are judged once.
+ */
+function merged(ranges: readonly Range[]): Range[] {
+  const byKey = new Map<string, Range>();
+  for (const range of ranges) {
+    const key = JSON.stringify([range.organizationId, range.baseCoinId]);
+    const known = byKey.get(key);
+    if (known === undefined) byKey.set(key, { ...range });
+    else {
+      if (range.dateGte < known.dateGte) known.dateGte = range.dateGte;
+      if (range.dateLte > known.dateLte) known.dateLte = range.dateLte;
+    }
+  }
+  return [...byKey.values()];
+}
+
+const dayRange = (d: TouchedDay): Range => ({
+  organizationId: d.organizationId,
+  baseCoinId: d.baseCoinId,
+  dateGte: d.date,
+  dateLte: d.date,
+});
+
+function clip(range: Range, firstDay: string, lastDay: string): Range {
+  return {
+    ...range,
+    dateGte: range.dateGte < firstDay ? firstDay : range.dateGte,
+    dateLte: range.dateLte > lastDay ? lastDay : range.dateLte,
+  };
+}
+
+/** The due days of the ranges, each once, judged by the scorecards' own query. */
+async function judge(
+  tx: Stores,
+  ranges: readonly Range[],
+  at: { now: Date; deadlineUtc: string },
+): Promise<Map<string, DayScorecard>> {
+  const days = new Map<string, DayScorecard>();
+  for (const range of ranges) {
+    const scored = await tx.scorecards.days({ scope: { kind: "all" }, ...range, ...at });
+    for (const day of scored) {
+      if (day.status !== "pending") days.set(marketDayKey(day), day);
+    }
+  }
+  return days;
+}
+
+/** Records the events the judged days raise, and keeps their new kpi.missed outcomes. */
+async function announce(
+  tx: Stores,
+  days: Map<string, DayScorecard>,
+  at: { now: Date; deadlineUtc: string },
+): Promise<number> {
+  const all = [...days.values()];
+  const received = await tx.webhookProducer.receivedAt(all.filter((d) => d.late));
+  const previous = await tx.webhookProducer.outcomes(all.filter((d) => d.status !== "missing"));
+  const events: WebhookEvent[] = [];
+  const outcomes: { day: JudgedDay; outcome: KpiOutcome }[] = [];
+  for (const [key, scored] of days) {
+    const day: JudgedDay = { ...scored, receivedAt: received.get(key) ?? null };
+    const judged = eventsOfDay(day, previous.get(key), at);
+    events.push(...judged.events);
+    if (judged.outcome !== undefined) outcomes.push({ day, outcome: judged.outcome });
+  }
+  await tx.webhookProducer.saveOutcomes(outcomes);
+  return tx.webhookEvents.publish(events, at.now);
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { type TargetPolicy, targetProblem } from "../adapters/webhook-http.js";
+import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
+import { generateWebhookSecret } from "../domain/webhook.js";
+import { problemsOf } from "../schemas/problems.js";
+import { type DeliveriesQuery, newWebhookSchema, webhookPatchSchema } from "../schemas/webhook.js";
+import { zod3Messages } from "../schemas/zod-messages.js";
+import type { Stores } from "../store/stores.js";
+
+export type WebhookOptions = TargetPolicy & {
+  /** WEBHOOKS_PER_ORGANIZATION */
+  perOrganization: number;
+};
+
+export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
+  allowInsecure: false,
+  perOrganization: 10,
+};
+
+const DEFAULT_DELIVERIES_PAGE_SIZE = 100;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const notFound = () => new NotFoundError("Webhook not found");
+
+/** A body, checked against its schema: every problem at once, in the 400 shape. */
+function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input, zod3Messages);
+  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * Subscriptions of one organization (CONTRACT section 7): the API's, for any caller kind (the
+ * events an endpoint gets are decided by its organization's read scope when they are
+ * published), and the operator's CLI. An id of another organization is not found.
+ */
+export function createWebhookServices(stores: Stores, now: () => Date, options: WebhookOptions) {
+  const { webhooks } = stores;
+
+  const checkUrl = async (url: string) => {
+    const problem = await targetProblem(url, options);
+    if (problem !== null) throw new ValidationError([{ path: "url", message: problem }]);
+  };
+
+  const requireWebhook = async (organizationId: string, id: string) => {
+    const webhook = UUID.test(id) ? await webhooks.get(organizationId, id) : undefined;
+    if (webhook === undefined) throw notFound();
+    return webhook;
+  };
+
+  return {
+    /** Creates an endpoint; its secret is in this answer only. */
+    async create(organizationId: string, body: unknown) {
+      const input = parse(newWebhookSchema, body);
+      await checkUrl(input.url);
+      const secret = generateWebhookSecret();
+      const created = await stores.transaction(async (tx) => {
+        // Two creations at once count one after the other: the limit holds.
+        await tx.organizations.lockOrganization(organizationId);
+        if ((await tx.webhooks.count(organizationId)) >= options.perOrganization)
+          throw new ConflictError(
+            `An organization may have at most ${options.perOrganization} webhooks (WEBHOOKS_PER_ORGANIZATION); delete one first`,
+          );
+        return tx.webhooks.create({
+          id: randomUUID(),
+          organizationId,
+          url: input.url,
+          events: input.events,
+          description: input.description ?? null,
+          secret,
+          now: now(),
+        });
+      });
+      return { ...created, secret };
+    },
+
+    list: async (organizationId: string) => ({ items: await webhooks.list(organizationId) }),
+
+    get: requireWebhook,
+
+    async update(organizationId: string, id: string, body: unknown) {
+      await requireWebhook(organizationId, id);
+      const patch = parse(webhookPatchSchema, body);
+      if (patch.url !== undefined) await checkUrl(patch.url);
+      const updated = await webhooks.update(organizationId, id, patch, now());
+      if (updated === undefined) throw notFound();
+      if (patch.disabled === true)
+        await webhooks.failPending(id, "not sent: the webhook was disabled");
+      return updated;
+    },
+
+    async remove(organizationId: string, id: string) {
+      if (!UUID.test(id) || !(await webhooks.remove(organizationId, id))) throw notFound();
+    },
+
+    /** Queues a `webhook.test` event for this endpoint only. */
+    async test(organizationId: string, id: string) {
+      const webhook = await requireWebhook(organizationId, id);
+      if (webhook.disabled)
+        throw new ConflictError("Webhook is disabled: enable it (PATCH disabled: false) first");
+      const at = now();
+      await stores.webhookEvents.publish(
+        [
+          {
+            type: "webhook.test",
+            data: { webhookId: id },
+            organizationId,
+            baseCoinId: null,
+            occurredAt: at,
+            dedupKey: null,
+            webhookId: id,
+          },
+        ],
+        at,
+      );
+    },
+
+    async deliveries(organizationId: string, id: string, query: DeliveriesQuery) {
+      await requireWebhook(organizationId, id);
+      const page = query.page ?? 1;
+      const pageSize = query.pageSize ?? DEFAULT_DELIVERIES_PAGE_SIZE;
+      const { totalCount, items } = await webhooks.deliveries(id, {
+        status: query.status,
+        offset: (page - 1) * pageSize,
+        limit: pageSize,
+      });
+      return { page, totalPages: Math.ceil(totalCount / pageSize), totalCount, items };
+    },
+
+    /** One more attempt of a delivery, now. */
+    async retry(organizationId: string, id: string, deliveryId: string) {
+      const webhook = await requireWebhook(organizationId, id);
+      if (webhook.disabled)
+        throw new ConflictError("Webhook is disabled: enable it (PATCH disabled: false) first");
+      const outcome = UUID.test(deliveryId)
+        ? await webhooks.retry(id, deliveryId, now())
+        : "not_found";
+      if (outcome === "not_found") throw new NotFoundError("Delivery not found");
+      if (outcome === "in_progress")
+        throw new ConflictError("An attempt of this delivery is in progress; retry after it");
+    },
+  };
+}

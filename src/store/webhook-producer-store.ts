@@ -1,0 +1,241 @@
+import { type Kysely, sql } from "kysely";
+import type { InstrumentType } from "../domain/report.js";
+import type { MarketDay } from "../domain/webhook-event.js";
+import { type KpiOutcome, marketDayKey } from "../domain/webhook-event-rules.js";
+import { textArrayLiteral } from "./pg-arrays.js";
+import type { Tables } from "./tables.js";
+
+// Any constant will do; it only has to be the same in every process of this service.
+const PRODUCER_LOCK_ID = 727_011;
+const MAX_HOLE_SPAN = 100_000;
+
+/** Where the producer stands (migration 011 explains each field). */
+export type ProducerState = {
+  startedAt: Date;
+  firstDay: string;
+  deadlinesDone: string;
+  versionsSeen: number;
+};
+
+/** A report version to judge: the organization, coin and day of its report. */
+export type TouchedDay = { organizationId: string; baseCoinId: string; date: string };
+
+/** A changed obligation period or engagement: its days are judged again. */
+export type ChangedPeriod = {
+  organizationId: string;
+  baseCoinId: string;
+  since: string;
+  until: string | null;
+};
+
+type VersionRow = {
+  id: number;
+  organization_id: string;
+  base_coin_id: string;
+  date: string;
+};
+
+const touched = (r: VersionRow): TouchedDay => ({
+  organizationId: r.organization_id,
+  baseCoinId: r.base_coin_id,
+  date: r.date,
+});
+
+/** The six key columns of market days, as unnest() parameters. */
+function marketDays(days: readonly MarketDay[], more = sql``, moreNames = sql``) {
+  const column = (pick: (d: MarketDay) => string) => textArrayLiteral(days.map(pick));
+  return sql`unnest(${column((d) => d.organizationId)}::text[], ${column((d) => d.baseCoinId)}::text[],
+    ${column((d) => d.exchangeId)}::text[], ${column((d) => d.quote)}::text[],
+    ${column((d) => d.instrumentType)}::text[], ${column((d) => d.date)}::date[]${more})
+    as k(organization_id, base_coin_id, exchange_id, quote_key, instrument_type, date${moreNames})`;
+}
+
+const KEY_MATCH = sql`t.organization_id = k.organization_id and t.base_coin_id = k.base_coin_id
+  and t.exchange_id = k.exchange_id and t.quote_key = k.quote_key
+  and t.instrument_type = k.instrument_type and t.date = k.date`;
+
+/**
+ * The webhook event producer's own tables (migration 011). Every method is meant to run in
+ * the transaction of one pass, after `tryLock` said this pass is the only one.
+ */
+export function createWebhookProducerStore(db: Kysely<Tables>) {
+  return {
+    /** Whether this transaction may make a pass (no other process is making one). */
+    async tryLock(): Promise<boolean> {
+      const r = await sql<{ locked: boolean }>`
+        select pg_try_advisory_xact_lock(${PRODUCER_LOCK_ID}) as locked`.execute(db);
+      return r.rows[0]?.locked === true;
+    },
+
+    /**
+     * The state; the first pass ever made writes it. Versions stored before that pass are not
+     * read: their days' deadlines either passed before notifications started (never
+     * announced) or are still ahead (the days are judged at their deadlines).
+     */
+    async state(init: { startedAt: Date; firstDay: string }): Promise<ProducerState> {
+      await sql`insert into webhook_event_producer
+          (started_at, first_day, deadlines_done, versions_seen)
+        select ${init.startedAt}, ${init.firstDay}::date, ${init.firstDay}::date - 1,
+          coalesce((select max(id) from report_versions), 0)
+        on conflict do nothing`.execute(db);
+      const r = await sql<{
+        started_at: Date;
+        first_day: string;
+        deadlines_done: string;
+        versions_seen: number;
+      }>`select started_at, to_char(first_day, 'YYYY-MM-DD') as first_day,
+          to_char(deadlines_done, 'YYYY-MM-DD') as deadlines_done, versions_seen
+        from webhook_event_producer`.execute(db);
+      const row = r.rows[0];
+      if (row === undefined) throw new Error("webhook_event_producer has no row");
+      return {
+        startedAt: new Date(row.started_at),
+        firstDay: row.first_day,
+        deadlinesDone: row.deadlines_done,
+        versionsSeen: Number(row.versions_seen),
+      };
+    },
+
+    async saveProgress(progress: { deadlinesDone: string; versionsSeen: number }): Promise<void> {
+      await sql`update webhook_event_producer set deadlines_done = ${progress.deadlinesDone}::date,
+        versions_seen = ${progress.versionsSeen}`.execute(db);
+    },
+
+    /**
+     * Versions after `seen`, in id order, at most `limit`, and the ids below the last one
+     * this statement could not see (holes, noted with the snapshot's xmax). One statement, so
+     * that the rows and the snapshot figures come from the same snapshot.
+     */
+    async newVersions(seen: number, limit: number): Promise<{ days: TouchedDay[]; last: number }> {
+      const r = await sql<VersionRow & { xmax: string }>`
+        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date,
+          pg_snapshot_xmax(pg_current_snapshot())::text as xmax
+        from report_versions v join reports r on r.id = v.report_id
+        where v.id > ${seen} order by v.id limit ${limit}`.execute(db);
+      const last = r.rows.at(-1);
+      if (last === undefined) return { days: [], last: seen };
+      const ids = r.rows.map((row) => row.id);
+      // Writers in flight hold at most a few batches' ids each; a wider gap is a jump of the
+      // sequence (a restore, say), not versions to wait for.
+      const from = Math.max(seen + 1, Number(last.id) - MAX_HOLE_SPAN);
+      await sql`insert into webhook_version_holes (id, noted_xmax)
+        select g.id, ${last.xmax}::bigint from generate_series(${from}::bigint, ${last.id}::bigint) as g(id)
+        where g.id <> all(${textArrayLiteral(ids.map(String))}::bigint[])
+        on conflict do nothing`.execute(db);
+      return { days: r.rows.map(touched), last: Number(last.id) };
+    },
+
+    /**
+     * Returns the versions that filled holes since they were noted, and drops those holes;
+     * drops too the holes whose possible writers have all ended (still empty: rolled back).
+     * Versions are written by the statement that writes their report first, so a writer has
+     * its transaction id before it draws a version id: a hole's writer, running when the hole
+     * was noted, had an id below the noted xmax, and has ended once the xmin passed it.
+     */
+    async filledHoles(): Promise<TouchedDay[]> {
+      const r = await sql<VersionRow>`
+        with snapshot as materialized (
+          select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin
+        ),
+        checked as (
+          select h.id, v.id is not null as filled, h.noted_xmax <= s.xmin as ended
+          from webhook_version_holes h cross join snapshot s
+          left join report_versions v on v.id = h.id
+        ),
+        dropped as (
+          delete from webhook_version_holes h using checked c
+          where h.id = c.id and (c.filled or c.ended)
+        )
+        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date
+        from checked c join report_versions v on v.id = c.id join reports r on r.id = v.report_id
+        where c.filled`.execute(db);
+      return r.rows.map(touched);
+    },
+
+    /** Takes (deletes and returns) up to `limit` noted changes of periods and engagements. */
+    async takeChanges(limit: number): Promise<ChangedPeriod[]> {
+      const r = await sql<{
+        organization_id: string;
+        base_coin_id: string;
+        since: string;
+        until: string | null;
+      }>`delete from webhook_obligation_changes
+        where id in (select id from webhook_obligation_changes order by id limit ${limit})
+        returning organization_id, base_coin_id, to_char(since, 'YYYY-MM-DD') as since,
+          to_char(until, 'YYYY-MM-DD') as until`.execute(db);
+      return r.rows.map((row) => ({
+        organizationId: row.organization_id,
+        baseCoinId: row.base_coin_id,
+        since: row.since,
+        until: row.until,
+      }));
+    },
+
+    /** When the reports of these market days were first accepted (by key). */
+    async receivedAt(days: readonly MarketDay[]): Promise<Map<string, Date>> {
+      if (days.length === 0) return new Map();
+      const r = await sql<KeyRow & { created_at: Date }>`
+        select ${KEY_SELECT}, t.created_at from ${marketDays(days)}
+        join reports t on ${KEY_MATCH}`.execute(db);
+      return new Map(r.rows.map((row) => [keyOfRow(row), new Date(row.created_at)]));
+    },
+
+    /** The kept kpi.missed outcomes of these market days (by key). */
+    async outcomes(days: readonly MarketDay[]): Promise<Map<string, KpiOutcome>> {
+      if (days.length === 0) return new Map();
+      const r = await sql<KeyRow & { failed_kpis: string[]; announced: number }>`
+        select ${KEY_SELECT}, t.failed_kpis, t.announced from ${marketDays(days)}
+        join webhook_kpi_outcomes t on ${KEY_MATCH}`.execute(db);
+      return new Map(
+        r.rows.map((row) => [
+          keyOfRow(row),
+          { failedKpis: row.failed_kpis, announced: Number(row.announced) },
+        ]),
+      );
+    },
+
+    /** Keeps the new kpi.missed outcomes of these market days. */
+    async saveOutcomes(outcomes: readonly { day: MarketDay; outcome: KpiOutcome }[]) {
+      if (outcomes.length === 0) return;
+      const failed = outcomes.map((o) => JSON.stringify(o.outcome.failedKpis));
+      const announced = outcomes.map((o) => String(o.outcome.announced));
+      await sql`insert into webhook_kpi_outcomes as t (organization_id, base_coin_id, exchange_id,
+          quote_key, instrument_type, date, failed_kpis, announced)
+        select k.organization_id, k.base_coin_id, k.exchange_id, k.quote_key, k.instrument_type,
+          k.date, array(select json_array_elements_text(k.failed::json)), k.announced
+        from ${marketDays(
+          outcomes.map((o) => o.day),
+          sql`, ${textArrayLiteral(failed)}::text[], ${textArrayLiteral(announced)}::int[]`,
+          sql`, failed, announced`,
+        )}
+        on conflict (organization_id, base_coin_id, date, exchange_id, quote_key, instrument_type)
+        do update set failed_kpis = excluded.failed_kpis, announced = excluded.announced`.execute(
+        db,
+      );
+    },
+  };
+}
+
+type KeyRow = {
+  organization_id: string;
+  base_coin_id: string;
+  exchange_id: string;
+  quote_key: string;
+  instrument_type: InstrumentType;
+  date: string;
+};
+
+const KEY_SELECT = sql`k.organization_id, k.base_coin_id, k.exchange_id, k.quote_key,
+  k.instrument_type, to_char(k.date, 'YYYY-MM-DD') as date`;
+
+const keyOfRow = (row: KeyRow): string =>
+  marketDayKey({
+    organizationId: row.organization_id,
+    baseCoinId: row.base_coin_id,
+    exchangeId: row.exchange_id,
+    quote: row.quote_key,
+    instrumentType: row.instrument_type,
+    date: row.date,
+  });
+
+export type WebhookProducerStore = ReturnType<typeof createWebhookProducerStore>;

@@ -1,0 +1,81 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+
+export type Received = {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+};
+
+/**
+ * A webhook receiver on a loopback port: records every request by path, and answers each
+ * path with the statuses queued for it (then 200). `hang` paths never answer.
+ */
+export async function startReceiver() {
+  const received: Received[] = [];
+  const answers = new Map<string, number[]>();
+  const hanging = new Set<string>();
+  const server: Server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
+    request.on("end", () => {
+      const path = request.url ?? "/";
+      received.push({ path, headers: request.headers, body });
+      if (hanging.has(path)) return;
+      const status = answers.get(path)?.shift() ?? 200;
+      response.writeHead(status, status === 302 ? { location: "http://127.0.0.1:9/" } : {});
+      response.end(status >= 300 ? `nope ${"x".repeat(1000)}` : "ok");
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    received,
+    at: (path: string) => received.filter((r) => r.path === path),
+    /** The next answers of `path` (then 200). */
+    answer: (path: string, ...statuses: number[]) => answers.set(path, statuses),
+    hang: (path: string, on = true) => (on ? hanging.add(path) : hanging.delete(path)),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** The event of a request, verified with the published Standard Webhooks library (throws if not). */
+export function verified(secret: string, request: Received) {
+  const headers = Object.fromEntries(
+    ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [
+      name,
+      String(request.headers[name]),
+    ]),
+  );
+  return new Webhook(secret).verify(request.body, headers) as {
+    type: string;
+    timestamp: string;
+    data: Record<string, unknown>;
+  };
+}
+
+/** Resolves once `condition` holds (checked every 50 ms), else fails after `ms`. */
+export async function eventually<T>(
+  condition: () => T | false | undefined | Promise<T | false | undefined>,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await condition();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
+import { baseFixture } from "./helpers/fixture.js";
+
+/** `trading-reports webhook list|create|delete ORG …`: the operator's side of CONTRACT 7. */
+let cliDb: CliDatabase;
+const cli = (...argv: string[]) => cliDb.cli(...argv);
+const URL = "https://93.184.215.14/hooks";
+
+beforeAll(async () => {
+  cliDb = await cliDatabase("webhook-cli-");
+  expect((await cliDb.seed(baseFixture())).code).toBe(0);
+});
+afterAll(() => cliDb.close());
+
+describe("webhook commands", () => {
+  it("creates an endpoint (secret printed once), lists it without the secret, deletes it", async () => {
+    const created = await cli(
+      "webhook",
+      "create",
+      "acme",
+      URL,
+      "--event",
+      "kpi.missed",
+      "--event",
+      "report.missing",
+      "--description",
+      "ops",
+    );
+    expect(created).toMatchObject({ code: 0, err: "" });
+    const [, id, secret] =
+      /^created webhook (\S+) -> \S+\nsecret: (whsec_\S+)\n\(shown once: store it now\)\n$/.exec(
+        created.out,
+      ) ?? [];
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const listed = JSON.parse((await cli("webhook", "list", "acme", "--json")).out);
+    expect(listed).toEqual([
+      {
+        id,
+        url: URL,
+        events: ["kpi.missed", "report.missing"],
+        description: "ops",
+        disabled: false,
+        createdAt: expect.any(String),
+      },
+    ]);
+    const table = await cli("webhook", "list", "acme");
+    expect(table.out.split("\n")[1]?.split(/\s+/)).toEqual([
+      id,
+      URL,
+      "kpi.missed,report.missing",
+      "false",
+      "ops",
+    ]);
+    expect(table.out).not.toContain("whsec_");
+    expect(await cli("webhook", "list", "globex")).toMatchObject({
+      code: 0,
+      out: "ID  URL  EVENTS  DISABLED  DESCRIPTION\n",
+    });
+    expect(await cli("webhook", "delete", "globex", id ?? "")).toMatchObject({
+      code: 1,
+      err: "error: Webhook not found\n",
+    });
+    expect(await cli("webhook", "delete", "acme", id ?? "")).toMatchObject({
+      code: 0,
+      out: `deleted webhook ${id}\n`,
+    });
+    expect(JSON.parse((await cli("webhook", "list", "acme", "--json")).out)).toEqual([]);
+  });
+
+  it("subscribes to every event by default", async () => {
+    const created = JSON.parse((await cli("webhook", "create", "globex", URL, "--json")).out);
+    expect(created.events).toEqual(["*"]);
+    expect(created.secret).toMatch(/^whsec_/);
+  });
+
+  it("refuses unsafe targets, unknown events and unknown organizations", async () => {
+    expect(await cli("webhook", "create", "acme", "http://93.184.215.14/")).toMatchObject({
+      code: 1,
+      err: "error: url: URL must use https\n",
+    });
+    expect(await cli("webhook", "create", "acme", "https://169.254.169.254/")).toMatchObject({
+      code: 1,
+      err: "error: url: 169.254.169.254 is not a public address\n",
+    });
+    const unknownEvent = await cli("webhook", "create", "acme", URL, "--event", "nope");
+    expect(unknownEvent.code).toBe(1);
+    expect(unknownEvent.err).toMatch(/^error: events\.0: /);
+    expect(await cli("webhook", "list", "nobody")).toMatchObject({
+      code: 1,
+      err: "error: organization 'nobody' does not exist\n",
+    });
+  });
+});

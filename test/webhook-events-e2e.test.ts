@@ -1,0 +1,121 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
+import {
+  createWebhookEventProducer,
+  type WebhookEventProducer,
+} from "../src/jobs/webhook-event-producer.js";
+import { createObligationAdmin } from "../src/services/obligations.js";
+import { accountabilityFixture } from "./helpers/accountability.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { KEYS, v2Record } from "./helpers/fixture.js";
+import { eventually, type Receiver, startReceiver, verified } from "./helpers/webhook-receiver.js";
+
+/**
+ * Every event type end to end: the producer derives report.missing, report.late and
+ * kpi.missed from stored reports (driven with the test's clock), the delivery job sends them
+ * to a receiver on loopback, and each arrives signed (checked with the standardwebhooks
+ * package) with a body the OpenAPI document's `webhooks` describes.
+ */
+let t: TestApp;
+let receiver: Receiver;
+let job: WebhookJob;
+let producer: WebhookEventProducer;
+let clock = new Date("2026-03-03T08:00:00Z");
+let secret = "";
+let webhookId = "";
+
+const KRAKEN_USD = { exchangeId: "kraken", quoteCoinId: null, quoteCoinSymbol: "USD" };
+
+async function submit(at: string, records: Record<string, unknown>[]) {
+  clock = new Date(at);
+  const response = await t.request({
+    method: "POST",
+    url: "/api/v2/report",
+    key: KEYS.acme,
+    payload: { data: records },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+}
+
+beforeAll(async () => {
+  t = await startTestApp({
+    fixture: accountabilityFixture(),
+    env: { WEBHOOK_ALLOW_INSECURE: "true" },
+    now: () => clock,
+  });
+  receiver = await startReceiver();
+  await createObligationAdmin(t.database.stores).set("acme", "chainlink", {
+    since: "2026-03-01",
+    markets: [
+      { exchangeId: "binance", quote: "tether", instrumentType: "spot" },
+      { exchangeId: "kraken", quote: "USD", instrumentType: "spot" },
+    ],
+    kpis: { minBidDepth200: 5000 },
+  });
+  const created = await t.request({
+    method: "POST",
+    url: "/api/v1/webhooks",
+    key: KEYS.acme,
+    payload: { url: receiver.url("/all"), events: ["*"] },
+  });
+  ({ id: webhookId, secret } = created.json());
+  producer = createWebhookEventProducer(t.database.stores, {
+    deadlineUtc: "12:00",
+    pollMs: 60_000,
+    now: () => clock,
+  });
+  job = startWebhookDeliveries(t.database.stores, {
+    allowInsecure: true,
+    timeoutMs: 2_000,
+    retrySchedule: [1],
+    concurrency: 4,
+    pollMs: 50,
+  });
+});
+afterAll(async () => {
+  await job?.stop();
+  await receiver?.close();
+  await t?.close();
+});
+
+describe("every event type, end to end", () => {
+  it("reaches the receiver signed, with the payload the document describes", async () => {
+    await submit("2026-03-03T09:00:00Z", [v2Record({ date: "2026-03-02" })]);
+    await producer.runOnce(new Date("2026-03-03T10:00:00Z")); // notifications start here
+    await producer.runOnce(new Date("2026-03-03T12:01:01Z")); // kraken's 03-02: missing
+    await submit("2026-03-04T09:00:00Z", [v2Record({ date: "2026-03-03", bidDepth200: 4000 })]);
+    await submit("2026-03-05T10:00:00Z", [v2Record({ date: "2026-03-03", ...KRAKEN_USD })]);
+    await producer.runOnce(new Date("2026-03-05T12:01:00Z"));
+    await t.request({ method: "POST", url: `/api/v1/webhooks/${webhookId}/test`, key: KEYS.acme });
+
+    const types = ["report.missing", "report.late", "kpi.missed", "webhook.test"];
+    const events = await eventually(() => {
+      const all = receiver.at("/all").map((r) => verified(secret, r));
+      return types.every((type) => all.some((e) => e.type === type)) && all;
+    }, "one event of each type");
+
+    const document = (await t.app.inject({ url: "/openapi.json" })).json();
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    for (const event of events) {
+      const schema =
+        document.webhooks[event.type].post.requestBody.content["application/json"].schema;
+      expect(ajv.validate(schema, event), JSON.stringify(ajv.errors)).toBe(true);
+    }
+    const byType = (type: string) => events.find((e) => e.type === type)?.data;
+    expect(byType("report.missing")).toMatchObject({ exchangeId: "kraken", date: "2026-03-02" });
+    expect(byType("report.late")).toMatchObject({
+      exchangeId: "kraken",
+      date: "2026-03-03",
+      receivedAt: "2026-03-05T10:00:00.000Z",
+    });
+    expect(byType("kpi.missed")).toMatchObject({
+      exchangeId: "binance",
+      date: "2026-03-03",
+      failedKpis: ["minBidDepth200"],
+      late: false,
+    });
+  });
+});
