@@ -2411,6 +2411,11 @@ export interface operations {
                      *               "daysMet": 26,
                      *               "daysMissed": 2
                      *             }
+                     *           },
+                     *           "daysFlagged": 1,
+                     *           "medianDepthShare200": {
+                     *             "bid": 0.4213,
+                     *             "ask": 0.3875
                      *           }
                      *         }
                      *       ]
@@ -2496,6 +2501,18 @@ export interface operations {
                                      */
                                     daysMissed: number;
                                 };
+                            };
+                            /**
+                             * Format: int64
+                             * @description Due reported days whose report carries a quality flag (CONTRACT section 6)
+                             */
+                            daysFlagged: number;
+                            /** @description The share of the public order book the market maker reports, median over the due reported days with a public depth snapshot, per side; null without any */
+                            medianDepthShare200: {
+                                /** @description bidDepth200 ÷ the public depth within −2 % (cost to move the price down), rounded to 4 decimals; null without a snapshot */
+                                bid: number | null;
+                                /** @description askDepth200 ÷ the public depth within +2 % (cost to move the price up), rounded to 4 decimals; null without a snapshot */
+                                ask: number | null;
                             };
                         }[];
                     };
