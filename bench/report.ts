@@ -1,3 +1,4 @@
+import { qualityLines } from "./quality.js";
 import type {
   BenchResults,
   IngestResults,
@@ -24,6 +25,7 @@ export function markdown(r: BenchResults): string {
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
   }
+  if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,3 +1,4 @@
+import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 
@@ -73,5 +74,7 @@ export type BenchResults = {
   machine: { cores: number; cpu: string | undefined; node: string };
   postgres?: TargetResults;
   pglite?: TargetResults;
+  /** bench/quality.ts (PostgreSQL only). */
+  postgresQuality?: QualityBenchResults;
   totalSeconds?: number;
 };

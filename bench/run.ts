@@ -15,6 +15,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import type {
   BenchResults,
@@ -32,11 +33,16 @@ import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
+// `--quality-only`: the quality flags' recomputation alone (PostgreSQL only; see quality.ts).
+const qualityOnly = process.argv.includes("--quality-only");
 const parts = {
   ingest: !process.argv.includes("--listing-only") && !process.argv.includes("--webhooks-only"),
   listing: !process.argv.includes("--ingest-only") && !process.argv.includes("--webhooks-only"),
   webhooks: !process.argv.includes("--ingest-only") && !process.argv.includes("--listing-only"),
 };
+// In a full run too; not with another `--*-only`.
+const runQuality = qualityOnly || (parts.ingest && parts.listing && parts.webhooks);
+if (qualityOnly) Object.assign(parts, { ingest: false, listing: false, webhooks: false });
 const BATCH = 300;
 const plan = quick
   ? {
@@ -108,6 +114,11 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
   log(`\n# ${target}`);
   let ingest: IngestResults | undefined;
   let listing: ListingResults | undefined;
+  if (target === "postgres" && runQuality) {
+    const qualityDb = await freshTarget(target, "quality");
+    results.postgresQuality = await qualitySuite(qualityDb.config, quick, log);
+    await qualityDb.drop();
+  }
   if (parts.ingest) {
     const ingestDb = await freshTarget(target, "ingest");
     ingest = await ingestSuite(ingestDb);

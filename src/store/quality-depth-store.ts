@@ -88,7 +88,8 @@ export function createQualityDepthStore(
     /**
      * Recomputes `exceeds_public_depth` of the reports with ids in [fromId, toId) (of the given
      * market-days only, when given), writing only rows whose flags change. One short statement
-     * per id range: a batch locks only the rows it changes, for the time of one range.
+     * per id range: a batch locks only the rows it changes, for the time of one range, and
+     * never waits for a row lock.
      */
     async recomputeRange(fromId: number, toId: number, days?: MarketDay[]): Promise<number> {
       const newFlags = sql.raw(
@@ -103,10 +104,16 @@ export function createQualityDepthStore(
               select * from unnest(${col((d) => d.exchangeId)}::text[],
                 ${col((d) => d.baseCoinId)}::text[], ${col((d) => d.instrumentType)}::text[],
                 ${col((d) => d.date)}::date[]))`;
+      // SKIP LOCKED: a row a submission is rewriting gets its flags from that submission's
+      // statement; waiting for it instead would hold this range's locks meanwhile, and a
+      // submission waiting for one of them would deadlock with it.
       const r = await sql`
-        update reports r set quality_flags = ${newFlags}
-        where r.id >= ${fromId} and r.id < ${toId} ${only}
-          and r.quality_flags <> ${newFlags}`.execute(db);
+        with target as (
+          select r.id, ${newFlags} as flags from reports r
+          where r.id >= ${fromId} and r.id < ${toId} ${only} and r.quality_flags <> ${newFlags}
+          for update skip locked
+        )
+        update reports r set quality_flags = t.flags from target t where r.id = t.id`.execute(db);
       return Number(r.numAffectedRows ?? 0);
     },
   };
