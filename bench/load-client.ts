@@ -8,7 +8,12 @@ import { Pool } from "undici";
 type Job = {
   origin: string;
   key: string;
-  requests: { method: "GET" | "POST"; path: string; body?: string }[];
+  requests: {
+    method: "GET" | "POST";
+    path: string;
+    body?: string;
+    headers?: Record<string, string>;
+  }[];
   concurrency: number;
   expectStatus: number;
 };
@@ -29,7 +34,7 @@ await Promise.all(
       const res = await pool.request({
         method: r.method,
         path: r.path,
-        headers: { authorization: job.key, "content-type": "application/json" },
+        headers: { authorization: job.key, "content-type": "application/json", ...r.headers },
         body: r.body,
       });
       const text = await res.body.text();

@@ -1,3 +1,5 @@
+import { dashboardLines } from "./dashboard.js";
+import { idempotencyLines } from "./idempotency.js";
 import { qualityLines } from "./quality.js";
 import type {
   BenchResults,
@@ -24,6 +26,7 @@ export function markdown(r: BenchResults): string {
     if (t.ingest !== undefined) lines.push(...ingestLines(target, t.ingest));
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
+    if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;
@@ -48,6 +51,11 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
     `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
     "",
   );
+  if (ingest.feedbackRatio !== undefined)
+    lines.push(
+      `Accepted ingest beside a stream of rejected submissions (${ingest.feedbackRejectedPerSecond}/s) over alone: ${ingest.feedbackRatio}`,
+      "",
+    );
   return lines;
 }
 
@@ -66,6 +74,8 @@ function listingLines(target: string, listing: ListingResults): string[] {
     lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
     if (atSize.scorecards !== undefined)
       lines.push(...scorecardLines(target, size, atSize.scorecards));
+    if (atSize.dashboard !== undefined)
+      lines.push(...dashboardLines(target, size, atSize.dashboard));
   }
   if (listing.growthP50 !== undefined)
     lines.push(

@@ -1,6 +1,8 @@
+/** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { FeedbackResults } from "./feedback.js";
+import type { IdempotencyResults } from "./idempotency.js";
 import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
-/** What `npm run bench` measures, as written to bench/results/latest.json. */
 
 /** One ingest phase: throughput and per-batch latency. */
 export type Phase = {
@@ -25,7 +27,7 @@ export type IngestResults = {
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
   ratioToPerRecord: number;
-};
+} & Partial<FeedbackResults>;
 
 export type ListingQueryResult = {
   p50Ms: number;
@@ -47,11 +49,31 @@ export type ScorecardQueryResult = {
   errors: number;
 };
 
+/** The dashboard's pages served (by name), and a two-year market page drawn in Chromium. */
+export type DashboardResults = {
+  pages: Record<
+    string,
+    {
+      p50Ms: number;
+      p99Ms: number;
+      requests: number;
+      kilobytes: number;
+      targetP99Ms: number;
+      errors: number;
+    }
+  >;
+  render:
+    | { runs: number; points: number; medianMs: number; maxMs: number; targetMs: number }
+    | { skipped: string };
+};
+
 /** The listing at one table size: each query of LISTING_QUERIES by name. */
 export type ListingAtSize = {
   queries: Record<string, ListingQueryResult>;
   /** GET /api/v1/scorecards(/daily) over the scorecard part of the dataset, by name. */
   scorecards?: Record<string, ScorecardQueryResult>;
+  /** The dashboard's pages (bench/dashboard.ts). */
+  dashboard?: DashboardResults;
   serverPeakRssMb: number;
 };
 
@@ -66,6 +88,7 @@ export type TargetResults = {
   ingest?: IngestResults;
   listing?: ListingResults;
   webhooks?: WebhookBenchResults;
+  idempotency?: IdempotencyResults;
 };
 
 export type BenchResults = {

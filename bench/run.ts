@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only postgres|pglite]`: ingest, store limit, listing and
+ * `npm run bench [-- --quick] [-- --only postgres|pglite] [-- --<part>-only …]`: ingest, store limit, listing and
  * memory, on PostgreSQL and embedded PGlite, in one run. Writes bench/results/latest.json and
  * latest.md. Figures are compared as ratios measured side by side in the same run.
  */
@@ -14,7 +14,10 @@ import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
+import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { feedbackSuite } from "./feedback.js";
+import { idempotencySuite } from "./idempotency.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import type {
@@ -33,21 +36,23 @@ import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
 const only = process.argv.find((a) => a === "postgres" || a === "pglite");
-// `--quality-only`: the quality flags' recomputation alone (PostgreSQL only; see quality.ts).
-const qualityOnly = process.argv.includes("--quality-only");
+// `--<part>-only` (several allowed) runs just those parts; none: every part.
+const onlyParts = process.argv.filter((a) => /^--[a-z]+-only$/.test(a)).map((a) => a.slice(2, -5));
+const runs = (part: string) => onlyParts.length === 0 || onlyParts.includes(part);
 const parts = {
-  ingest: !process.argv.includes("--listing-only") && !process.argv.includes("--webhooks-only"),
-  listing: !process.argv.includes("--ingest-only") && !process.argv.includes("--webhooks-only"),
-  webhooks: !process.argv.includes("--ingest-only") && !process.argv.includes("--listing-only"),
+  ingest: runs("ingest"),
+  listing: runs("listing"),
+  webhooks: runs("webhooks"),
+  idempotency: runs("idempotency"),
+  // The quality flags' recomputation (PostgreSQL only; see quality.ts).
+  quality: runs("quality"),
 };
-// In a full run too; not with another `--*-only`.
-const runQuality = qualityOnly || (parts.ingest && parts.listing && parts.webhooks);
-if (qualityOnly) Object.assign(parts, { ingest: false, listing: false, webhooks: false });
 const BATCH = 300;
 const plan = quick
   ? {
       http1: 6,
       http4: 16,
+      idempotency: 16,
       store: 16,
       perRecord: 6,
       listing: [20_000, 100_000],
@@ -57,6 +62,7 @@ const plan = quick
   : {
       http1: 60,
       http4: 240,
+      idempotency: 240,
       store: 240,
       perRecord: 60,
       listing: [1_000_000, 10_000_000],
@@ -114,7 +120,7 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
   log(`\n# ${target}`);
   let ingest: IngestResults | undefined;
   let listing: ListingResults | undefined;
-  if (target === "postgres" && runQuality) {
+  if (target === "postgres" && parts.quality) {
     const qualityDb = await freshTarget(target, "quality");
     results.postgresQuality = await qualitySuite(qualityDb.config, quick, log);
     await qualityDb.drop();
@@ -130,13 +136,20 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     listing = await listingSuite(listingDb, sizes);
     await listingDb.drop();
   }
+  let webhooks: TargetResults["webhooks"];
   if (parts.webhooks) {
     const webhookDb = await freshTarget(target, "webhooks");
-    const webhooks = await webhookSuite(webhookDb.env, fixtureFile, quick, log);
+    webhooks = await webhookSuite(webhookDb.env, fixtureFile, quick, log);
     await webhookDb.drop();
-    return { ingest, listing, webhooks };
   }
-  return { ingest, listing };
+  let idempotency: TargetResults["idempotency"];
+  if (parts.idempotency) {
+    const db = await freshTarget(target, "idempotency");
+    const options = { batches: plan.idempotency, concurrency: 4, log };
+    idempotency = await idempotencySuite(db.env, fixtureFile, options);
+    await db.drop();
+  }
+  return { ingest, listing, webhooks, idempotency };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };
@@ -239,6 +252,13 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     regions.http1,
     1,
   );
+  const feedback = await feedbackSuite(server, {
+    batches: plan.http4,
+    batchSize: BATCH,
+    regions: [4_500_000, 5_000_000],
+    phaseOf,
+  });
+  log(`  accepted beside rejected / alone: ${feedback.feedbackRatio}`);
   const serverPeakRssMb = round(server.peakRssMb(), 0);
   await server.stop();
 
@@ -292,6 +312,7 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     perRecord_4clients_new,
     ratioToStore: round(rate / store_4clients_new.recordsPerSecond, 2),
     ratioToPerRecord: round(rate / perRecord_4clients_new.recordsPerSecond, 2),
+    ...feedback,
   };
 }
 
@@ -308,6 +329,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     }
     await bulkGenerate(database.db, have, size, log);
     if (have === 0) await scorecardDataset(database.db, log);
+    if (have === 0) await dashboardDataset(database.db, log);
     await database.close();
     have = size;
     const server = await startServer(target.env);
@@ -346,9 +368,11 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       );
     }
     const scorecards = await scorecardSuite(server, size);
+    const dashboard = await dashboardSuite(server, plan.requests, log);
     out.sizes[String(size)] = {
       queries,
       scorecards,
+      dashboard,
       serverPeakRssMb: round(server.peakRssMb(), 0),
     };
     await server.stop();

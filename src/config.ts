@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SessionLimits } from "./domain/dashboard-session.js";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
@@ -52,6 +53,9 @@ const environmentSchema = z.object({
   COINGECKO_BASE_URL: z.string().url().optional(),
   COINGECKO_API_KEY: z.string().min(1).optional(),
   COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
+  // Dashboard sessions (README "Dashboard"): idle and absolute expiry.
+  DASHBOARD_SESSION_IDLE_MINUTES: positiveInt(30),
+  DASHBOARD_SESSION_MAX_HOURS: positiveInt(12),
   // The time of day (UTC) by which the day before must be reported (CONTRACT section 4).
   REPORT_DEADLINE_UTC: z
     .string()
@@ -71,6 +75,8 @@ const environmentSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(8),
   // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
   WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
+  // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
+  SUBMISSION_LOG_DAYS: positiveInt(400),
 });
 
 export type Config = {
@@ -86,6 +92,9 @@ export type Config = {
   publicDepthTolerance: number;
   webhooks: WebhookConfig;
   webhookEventsPollMs: number;
+  /** Days `submissions purge` keeps of the submission log. */
+  submissionLogDays: number;
+  dashboardSessions: SessionLimits;
 };
 
 export type WebhookConfig = {
@@ -182,6 +191,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     webhookEventsPollMs: e.WEBHOOK_EVENTS_POLL_MS,
+    submissionLogDays: e.SUBMISSION_LOG_DAYS,
+    dashboardSessions: {
+      idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+      maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000,
+    },
   };
 }
 

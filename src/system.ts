@@ -47,6 +47,7 @@ export async function createSystem(
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
+    dashboardSessions: config.dashboardSessions,
   });
   const admin = createAdminServices(stores, {
     now,

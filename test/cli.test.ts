@@ -107,7 +107,7 @@ describe("trading-reports serve", SLOW, () => {
     run.child.kill("SIGTERM");
     expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
     expect(run.stdout()).toBe(
-      `${line}\nAPI reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`,
+      `${line}\nAPI reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\nDashboard: ${base}/app (sign in with an API key)\n`,
     );
   });
 

@@ -3,7 +3,12 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays } from "../src/domain/dates.js";
 import { KPIS, type KpiName } from "../src/domain/obligation.js";
-import { DEMO_API_KEY, DEMO_PROJECT_API_KEY, loadDemo } from "../src/services/demo.js";
+import {
+  DEMO_API_KEY,
+  DEMO_OPERATOR_API_KEY,
+  DEMO_PROJECT_API_KEY,
+  loadDemo,
+} from "../src/services/demo.js";
 import type { DemoFixture, DemoReport } from "../src/services/demo-reports.js";
 import { generateDemoReports } from "../src/services/demo-reports.js";
 import { scheduleDemoReports } from "../src/services/demo-schedule.js";
@@ -64,6 +69,12 @@ function obligationDays(org: string): Day[] {
 }
 
 describe("the demo's obligations", () => {
+  it("has an operator whose key opens the dashboard's operator pages", () => {
+    const operator = fixture.organizations.find((o) => o.id === "demo-operator");
+    expect(operator).toMatchObject({ kind: "operator", apiKeys: [DEMO_OPERATOR_API_KEY] });
+    expect(DEMO_OPERATOR_API_KEY.length).toBeGreaterThanOrEqual(32);
+  });
+
   it("has a project organization owning the coins both market makers owe obligations for", () => {
     const project = fixture.organizations.find((o) => o.id === "demo-project");
     expect(project).toMatchObject({ kind: "project", apiKeys: [DEMO_PROJECT_API_KEY] });

@@ -8,6 +8,7 @@ import { type Context, Forwarded, type Io, withSystem } from "./open.js";
 import { readJson, UsageError } from "./read-json.js";
 import { registerScorecardCommand } from "./scorecard.js";
 import { DemoRefused, serve } from "./serve.js";
+import { registerSubmissionLogCommands } from "./submission-log.js";
 import { registerSubmitCommand } from "./submit.js";
 import { registerWebhookCommands } from "./webhook.js";
 
@@ -34,6 +35,7 @@ export function buildProgram(
   registerAdminCommands(program, io, (work) => withSystem(io, context, work));
   registerScorecardCommand(program, io, (work) => withSystem(io, context, work));
   registerWebhookCommands(program, io, (work) => withSystem(io, context, work));
+  registerSubmissionLogCommands(program, io, (work) => withSystem(io, context, work));
   registerSubmitCommand(program, io, exit);
   registerExportCommand(program, io, exit);
 

@@ -1,7 +1,9 @@
 import { PassThrough } from "node:stream";
 import { loadConfig } from "../config.js";
+import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
   DEMO_API_KEY,
+  DEMO_OPERATOR_API_KEY,
   DEMO_PROJECT_API_KEY,
   demoOrganizationIds,
   loadDemo,
@@ -48,6 +50,11 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   const deliveries = system.startWebhookDeliveries({
     onError: (error) => app.log.error({ err: error }, "webhook delivery job"),
   });
+  const purge = startIdempotencyPurge({
+    purge: system.services.purgeIdempotencyKeys,
+    intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+    onError: (error) => app.log.warn({ err: error }, "idempotency key purge failed"),
+  });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -60,6 +67,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       await app.close(); // stops accepting, lets requests in flight finish
       await system.webhookEventProducer.stop();
       await deliveries.stop(); // lets attempts in flight end and records them
+      await purge.stop();
       await system.close();
       resolve();
     };
@@ -74,6 +82,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
 function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean): void {
   io.stdout.write(`listening on ${base}\n`);
   io.stdout.write(`API reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\n`);
+  io.stdout.write(`Dashboard: ${base}/app (sign in with an API key)\n`);
   if (insecureWebhooks) {
     io.stdout.write(
       "WEBHOOK_ALLOW_INSECURE=true: webhooks may target http:// URLs and private, loopback and link-local addresses (development only; never in production)\n",
@@ -89,6 +98,12 @@ function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean
     );
     io.stdout.write(
       `try: curl -s -H 'Authorization: ${DEMO_PROJECT_API_KEY}' '${base}/api/v1/scorecards'\n`,
+    );
+    io.stdout.write(
+      `demo operator API key (reads everything; the dashboard's operator pages): ${DEMO_OPERATOR_API_KEY}\n`,
+    );
+    io.stdout.write(
+      `dashboard: open ${base}/app and sign in with the market-maker, project or operator key above\n`,
     );
   }
 }

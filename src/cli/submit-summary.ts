@@ -26,6 +26,9 @@ export function humanSummary(result: SubmitResult, source: RecordSource, mode: M
     const records = failed.reduce((sum, batch) => sum + batch.size, 0);
     head += `, failed batches ${failed.length} (records not stored: ${records})`;
   }
+  if (result.replayedBatches > 0) {
+    head += `, replayed batches ${result.replayedBatches} (already stored in the last 24 hours by an identical batch; counted as first answered)`;
+  }
   const lines = [`${HEADINGS[mode]}${head}`];
   for (const rejection of result.rejected) {
     const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
@@ -69,6 +72,7 @@ export function jsonSummary(
     rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
     rejectedBatches: result.rejectedBatches,
     notStored: result.notStored,
+    replayedBatches: result.replayedBatches,
     rejected: result.rejected.map((rejection) => ({
       ...rejection,
       location: source.locate(rejection.index, rejection.field),

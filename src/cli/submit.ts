@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { SingleBar } from "cli-progress";
 import { type Command, CommanderError } from "commander";
 import type { ExitStatus } from "./exit-status.js";
@@ -29,6 +30,7 @@ export type SubmitCommandOptions = {
   allOrNothing?: boolean;
   batchSize?: string;
   json?: boolean;
+  freshKeys?: boolean;
 };
 
 const EXIT_OK = 0;
@@ -53,6 +55,10 @@ export function registerSubmitCommand(program: Command, io: SubmitIo, exit: Exit
     )
     .option("--batch-size <n>", "records per request (default and maximum: v2 300, v1 1000)")
     .option("--json", "print a machine-readable summary on stdout")
+    .option(
+      "--fresh-keys",
+      "Idempotency-Keys of this run only: a batch an earlier run stored (within 24 h) is applied again, not answered from its kept 201 (retries stay safe)",
+    )
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
@@ -149,7 +155,9 @@ function resolveSettings(options: SubmitCommandOptions, env: Record<string, stri
     throw new UsageError(`--batch-size must be an integer from 1 to ${limit} for ${version}`);
   }
   const dryRun = options.dryRun === true;
-  return { url, key, version, batchSize, dryRun, allOrNothing: options.allOrNothing === true };
+  const keySalt = options.freshKeys ? randomUUID() : undefined;
+  const allOrNothing = options.allOrNothing === true;
+  return { url, key, version, batchSize, dryRun, allOrNothing, keySalt };
 }
 
 /** A progress bar on a terminal; one plain line per batch (or retry) otherwise. */

@@ -337,6 +337,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's submissions: accepted, rejected and dry runs, newest first
+         * @description Every authenticated request to a submission endpoint that was decided (201, 400, 413, 415), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. A key sees its own organization's submissions only (project and operator keys do not submit: their log is empty).
+         */
+        get: operations["listSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/submissions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One submission with the problems it was answered, each with its code
+         * @description The submission and its problems as the 400 answered them (the first 1,000; problemCount has them all), each with a stable `code` from the catalogue (see ProblemCode). A key sees its own organization's submissions only (project and operator keys do not submit: their log is empty).
+         */
+        get: operations["getSubmission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/report-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's monthly report card, each rate beside the market makers' median
+         * @description A market maker's month (UTC): submissions and rejected ones, records accepted and rejected, problems by code and by field, obligation reports due, missing and late, corrections after the deadline and quality flags. Each rate is shown beside the median of the market makers reporting that month; with fewer than 3 of them every median is null and `peers` says why. Dry runs are not counted. Only market-maker keys have a report card (operators: `trading-reports report-card ORG`).
+         */
+        get: operations["getReportCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "report.missing": {
@@ -462,6 +522,76 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither */
+        ListedReport: {
+            /** @description The market maker that submitted the report (project and operator keys only) */
+            organizationId?: string;
+            /** @description Its display name (project and operator keys only) */
+            organizationName?: string;
+            /**
+             * Format: date
+             * @description Trading date, YYYY-MM-DD
+             */
+            date: string;
+            exchangeId: string;
+            exchangeName: string;
+            baseCoinId: string;
+            baseCoinSymbol: string;
+            /** @description Present when submitted */
+            quoteCoinId?: string;
+            /** @description Present when submitted; upper case */
+            quoteCoinSymbol?: string;
+            /** @description Bid Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth50: number;
+            /** @description Ask Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth50: number;
+            /** @description Bid Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth100: number;
+            /** @description Ask Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth100: number;
+            /** @description Bid Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            bidDepth200: number;
+            /** @description Ask Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
+            askDepth200: number;
+            /** @description Total (bid + ask) Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth50: number;
+            /** @description Total (bid + ask) Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth100: number;
+            /** @description Total (bid + ask) Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
+            bidAskDepth200: number;
+            /** @description Bid-ask spread as a percentage, 0 to 100: 0.5 means 0.5 % (not 0.005) */
+            bidAskSpread: number;
+            /** @description Maker order fill volume, in USD */
+            orderFillVolumeMaker: number;
+            /** @description Taker order fill volume, in USD */
+            orderFillVolumeTaker: number;
+            type: ("project" | "exchange" | "prop") | null;
+            /** @description Bid depth at the top of book, in USD. Null for a report submitted through v1 */
+            bidDepthTob: number | null;
+            /** @description Bid Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            bidDepth10: number | null;
+            /** @description Bid Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            bidDepth25: number | null;
+            /** @description Ask depth at the top of book, in USD. Null for a report submitted through v1 */
+            askDepthTob: number | null;
+            /** @description Ask Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            askDepth10: number | null;
+            /** @description Ask Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
+            askDepth25: number | null;
+            /** @description Share of instances the market maker was top of book, as a percentage, 0 to 100: 0.5 means 0.5 %. Null for a report submitted through v1 */
+            topOfBookPercentage: number | null;
+            /** @description Maker fill volume executed from the top of book, in USD. Null for a report submitted through v1 */
+            orderFillVolumeMakerTob: number | null;
+            /**
+             * @description eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason
+             * @enum {string}
+             */
+            eligibilityStatus: "eligible" | "ineligible_market_data_missing";
+            /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
+            eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
+            /** @description With include=quality only: the report's quality flags (empty when none); they never reject a record */
+            qualityFlags?: ("depth_not_monotonic" | "total_depth_mismatch" | "maker_tob_exceeds_maker" | "exceeds_public_depth")[];
+        };
         Project: {
             /**
              * @description The engaged market maker (project and operator keys only)
@@ -537,76 +667,6 @@ export interface components {
             error: string;
             message: string;
         };
-        /** @description A report. Items of project and operator keys start with organizationId and organizationName; a market maker's items have neither */
-        ListedReport: {
-            /** @description The market maker that submitted the report (project and operator keys only) */
-            organizationId?: string;
-            /** @description Its display name (project and operator keys only) */
-            organizationName?: string;
-            /**
-             * Format: date
-             * @description Trading date, YYYY-MM-DD
-             */
-            date: string;
-            exchangeId: string;
-            exchangeName: string;
-            baseCoinId: string;
-            baseCoinSymbol: string;
-            /** @description Present when submitted */
-            quoteCoinId?: string;
-            /** @description Present when submitted; upper case */
-            quoteCoinSymbol?: string;
-            /** @description Bid Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth50: number;
-            /** @description Ask Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth50: number;
-            /** @description Bid Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth100: number;
-            /** @description Ask Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth100: number;
-            /** @description Bid Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            bidDepth200: number;
-            /** @description Ask Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %) */
-            askDepth200: number;
-            /** @description Total (bid + ask) Depth at 50 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth50: number;
-            /** @description Total (bid + ask) Depth at 100 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth100: number;
-            /** @description Total (bid + ask) Depth at 200 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %); bid and ask separately are preferred */
-            bidAskDepth200: number;
-            /** @description Bid-ask spread as a percentage, 0 to 100: 0.5 means 0.5 % (not 0.005) */
-            bidAskSpread: number;
-            /** @description Maker order fill volume, in USD */
-            orderFillVolumeMaker: number;
-            /** @description Taker order fill volume, in USD */
-            orderFillVolumeTaker: number;
-            type: ("project" | "exchange" | "prop") | null;
-            /** @description Bid depth at the top of book, in USD. Null for a report submitted through v1 */
-            bidDepthTob: number | null;
-            /** @description Bid Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            bidDepth10: number | null;
-            /** @description Bid Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            bidDepth25: number | null;
-            /** @description Ask depth at the top of book, in USD. Null for a report submitted through v1 */
-            askDepthTob: number | null;
-            /** @description Ask Depth at 10 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            askDepth10: number | null;
-            /** @description Ask Depth at 25 bps, in USD (bps: basis points from the mid price; 50 bps = 0.5 %). Null for a report submitted through v1 */
-            askDepth25: number | null;
-            /** @description Share of instances the market maker was top of book, as a percentage, 0 to 100: 0.5 means 0.5 %. Null for a report submitted through v1 */
-            topOfBookPercentage: number | null;
-            /** @description Maker fill volume executed from the top of book, in USD. Null for a report submitted through v1 */
-            orderFillVolumeMakerTob: number | null;
-            /**
-             * @description eligible: matched with market data; ineligible_market_data_missing: see eligibilityReason
-             * @enum {string}
-             */
-            eligibilityStatus: "eligible" | "ineligible_market_data_missing";
-            /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
-            eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
-            /** @description With include=quality only: the report's quality flags (empty when none); they never reject a record */
-            qualityFlags?: ("depth_not_monotonic" | "total_depth_mismatch" | "maker_tob_exceeds_maker" | "exceeds_public_depth")[];
-        };
         Market: {
             /**
              * @description Exchange the market is stored under
@@ -639,6 +699,207 @@ export interface components {
              * @example 2024-01-01
              */
             collectedSince: string;
+        };
+        ReportCard: {
+            organizationId: string;
+            /** @description YYYY-MM */
+            month: string;
+            /**
+             * Format: int64
+             * @description Submissions received in the month (dry runs not counted)
+             */
+            submissions: number;
+            /**
+             * Format: int64
+             * @description Of them, rejected
+             */
+            rejectedSubmissions: number;
+            /**
+             * Format: int64
+             * @description Records of the accepted submissions
+             */
+            recordsAccepted: number;
+            /**
+             * Format: int64
+             * @description Records of the rejected submissions (a batch is refused whole)
+             */
+            recordsRejected: number;
+            /** @description Problems of the rejected submissions, by code (all, not only the stored ones) */
+            problemsByCode: {
+                [key: string]: number;
+            };
+            /** @description The same problems by field: the record field, `record` (duplicates), `data` (batch size), a header, or `body` */
+            problemsByField: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int64
+             * @description Obligation market-days of the month whose deadline has passed
+             */
+            reportsDue: number;
+            /**
+             * Format: int64
+             * @description Of them, with no report
+             */
+            reportsMissing: number;
+            /**
+             * Format: int64
+             * @description Of them, whose first report arrived after the deadline
+             */
+            reportsLate: number;
+            /**
+             * Format: int64
+             * @description Versions of reports dated in the month, after the first, recorded after the day's deadline
+             */
+            correctionsAfterDeadline: number;
+            /** @description Stored versions with each data-quality flag (CONTRACT section 6); empty until quality flags exist */
+            qualityFlags: {
+                [key: string]: number;
+            };
+            rates: {
+                /** @description rejectedSubmissions / submissions */
+                rejectedSubmissions: {
+                    /** @description Null when there is nothing to divide by */
+                    value: number | null;
+                    /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
+                    peerMedian: number | null;
+                };
+                /** @description recordsRejected / (recordsAccepted + recordsRejected) */
+                rejectedRecords: {
+                    /** @description Null when there is nothing to divide by */
+                    value: number | null;
+                    /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
+                    peerMedian: number | null;
+                };
+                /** @description reportsMissing / reportsDue */
+                missingReports: {
+                    /** @description Null when there is nothing to divide by */
+                    value: number | null;
+                    /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
+                    peerMedian: number | null;
+                };
+                /** @description reportsLate / reportsDue */
+                lateReports: {
+                    /** @description Null when there is nothing to divide by */
+                    value: number | null;
+                    /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
+                    peerMedian: number | null;
+                };
+                /** @description correctionsAfterDeadline / reports dated in the month */
+                correctionsAfterDeadline: {
+                    /** @description Null when there is nothing to divide by */
+                    value: number | null;
+                    /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
+                    peerMedian: number | null;
+                };
+            };
+            peers: {
+                /**
+                 * Format: int64
+                 * @description Market makers reporting that month: with a submission received or a report due in it
+                 */
+                marketMakers: number;
+                /** @description False when fewer than 3 market makers report that month: every peerMedian is then null, so that no other organization's figures can be inferred */
+                mediansShown: boolean;
+                note: string | null;
+            };
+        };
+        /**
+         * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); invalid_value: Any other invalid value
+         * @enum {string}
+         */
+        ProblemCode: "required" | "wrong_type" | "not_finite" | "below_minimum" | "above_maximum" | "invalid_enum" | "text_too_short" | "text_too_long" | "text_not_storable" | "invalid_date" | "date_not_past" | "date_too_early" | "unknown_exchange" | "unknown_base_coin" | "unknown_quote_coin" | "missing_quote" | "not_spot_exchange" | "not_derivatives_exchange" | "duplicate_record_key" | "batch_too_small" | "batch_too_large" | "invalid_header" | "malformed_json" | "body_too_large" | "unsupported_media_type" | "invalid_value";
+        Submission: {
+            /**
+             * Format: uuid
+             * @description The x-submission-id header of its answer
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the service received it (UTC)
+             */
+            receivedAt: string;
+            /** @description v1 or v2 endpoint */
+            apiVersion: 1 | 2;
+            /** @description x-dry-run: true (nothing was stored) */
+            dryRun: boolean;
+            /** @enum {string} */
+            status: "accepted" | "rejected";
+            /**
+             * Format: int64
+             * @description Records in the batch (0 when the body was not a batch at all)
+             */
+            recordCount: number;
+            /**
+             * Format: int64
+             * @description Records new to their key (0 if rejected)
+             */
+            createdCount: number;
+            /**
+             * Format: int64
+             * @description Records that replaced a version
+             */
+            updatedCount: number;
+            /**
+             * Format: int64
+             * @description Problems answered (all of them)
+             */
+            problemCount: number;
+            /** @description Prefix of the API key used; null for keys without one */
+            keyPrefix: string | null;
+            /** @description The request's Idempotency-Key header, if valid */
+            idempotencyKey: string | null;
+        };
+        SubmissionDetail: {
+            /**
+             * Format: uuid
+             * @description The x-submission-id header of its answer
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the service received it (UTC)
+             */
+            receivedAt: string;
+            /** @description v1 or v2 endpoint */
+            apiVersion: 1 | 2;
+            /** @description x-dry-run: true (nothing was stored) */
+            dryRun: boolean;
+            /** @enum {string} */
+            status: "accepted" | "rejected";
+            /**
+             * Format: int64
+             * @description Records in the batch (0 when the body was not a batch at all)
+             */
+            recordCount: number;
+            /**
+             * Format: int64
+             * @description Records new to their key (0 if rejected)
+             */
+            createdCount: number;
+            /**
+             * Format: int64
+             * @description Records that replaced a version
+             */
+            updatedCount: number;
+            /**
+             * Format: int64
+             * @description Problems answered (all of them)
+             */
+            problemCount: number;
+            /** @description Prefix of the API key used; null for keys without one */
+            keyPrefix: string | null;
+            /** @description The request's Idempotency-Key header, if valid */
+            idempotencyKey: string | null;
+            /** @description The problems answered, in order: the first 1000 (problemCount has them all) */
+            problems: {
+                /** @description As answered; null for a problem of the whole body */
+                path: string | null;
+                /** @description As answered (a message quoting a long value is cut at 1000 characters) */
+                message: string;
+                code: components["schemas"]["ProblemCode"];
+            }[];
         };
         Webhook: {
             /**
@@ -723,6 +984,10 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before retrying */
         "Retry-After": number;
+        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise */
+        "Idempotent-Replayed": "true";
+        /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 413, 415), dry runs included */
+        "X-Submission-Id": string;
         /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
         "Content-Disposition": "attachment; filename=\"reports.csv\"";
     };
@@ -889,6 +1154,8 @@ export interface operations {
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
                 "x-dry-run"?: "true" | "false";
+                /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1012,6 +1279,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1046,6 +1315,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1091,6 +1361,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still being worked on; retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is in progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over the size limit (BODY_LIMIT_BYTES) */
             413: {
                 headers: {
@@ -1100,6 +1392,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1122,6 +1415,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1130,6 +1424,28 @@ export interface operations {
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used (within 24 hours) with a different body, API version or x-dry-run */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Idempotency-Key was used with a different request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1211,6 +1527,8 @@ export interface operations {
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
                 "x-dry-run"?: "true" | "false";
+                /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
+                "idempotency-key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1343,6 +1661,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1377,6 +1697,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1422,6 +1743,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still being worked on; retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "A request with this Idempotency-Key is in progress"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over the size limit (BODY_LIMIT_BYTES) */
             413: {
                 headers: {
@@ -1431,6 +1774,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1453,6 +1797,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1461,6 +1806,28 @@ export interface operations {
                      *       "statusCode": 415,
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported Media Type: send application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The Idempotency-Key was used (within 24 hours) with a different body, API version or x-dry-run */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "Idempotency-Key was used with a different request"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4089,6 +4456,544 @@ export interface operations {
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "Webhook is disabled: enable it (PATCH disabled: false) first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key, per address, failed authentications or concurrent exports); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: 1200 requests per minute; retry in 12 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are logged with the request id, never answered */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error; retry in a couple of minutes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unavailable or server overloaded; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service temporarily unavailable; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSubmissions: {
+        parameters: {
+            query?: {
+                /** @description Only submissions received on or after this day (UTC, YYYY-MM-DD) */
+                dateGte?: string;
+                /** @description Only submissions received on or before this day (UTC, YYYY-MM-DD) */
+                dateLte?: string;
+                /** @description Only accepted or only rejected submissions */
+                status?: "accepted" | "rejected";
+                /** @description Page number, from 1 (default 1) */
+                page?: string;
+                /** @description Submissions per page, 1 to 500 (default 100) */
+                pageSize?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "page": 1,
+                     *       "totalPages": 1,
+                     *       "totalCount": 1,
+                     *       "items": [
+                     *         {
+                     *           "id": "0b9f6c1e-3c1a-4d47-9a53-3f0a1c2b7d10",
+                     *           "receivedAt": "2026-11-22T09:15:02.113Z",
+                     *           "apiVersion": 2,
+                     *           "dryRun": false,
+                     *           "status": "rejected",
+                     *           "recordCount": 2,
+                     *           "createdCount": 0,
+                     *           "updatedCount": 0,
+                     *           "problemCount": 1,
+                     *           "keyPrefix": "trk_3fA9",
+                     *           "idempotencyKey": "batch-2026-11-21-01"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: int64
+                         * @description This page's number, from 1
+                         */
+                        page: number;
+                        /**
+                         * Format: int64
+                         * @description Pages at this pageSize
+                         */
+                        totalPages: number;
+                        /**
+                         * Format: int64
+                         * @description Submissions matching the filters
+                         */
+                        totalCount: number;
+                        items: components["schemas"]["Submission"][];
+                    };
+                };
+            };
+            /** @description Invalid query parameter (path names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Expected an integer from 1 to 500"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Rate limit exceeded (per key, per address, failed authentications or concurrent exports); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: 1200 requests per minute; retry in 12 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are logged with the request id, never answered */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error; retry in a couple of minutes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unavailable or server overloaded; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service temporarily unavailable; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The submission's id (its x-submission-id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submission */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b9f6c1e-3c1a-4d47-9a53-3f0a1c2b7d10",
+                     *       "receivedAt": "2026-11-22T09:15:02.113Z",
+                     *       "apiVersion": 2,
+                     *       "dryRun": false,
+                     *       "status": "rejected",
+                     *       "recordCount": 2,
+                     *       "createdCount": 0,
+                     *       "updatedCount": 0,
+                     *       "problemCount": 1,
+                     *       "keyPrefix": "trk_3fA9",
+                     *       "idempotencyKey": "batch-2026-11-21-01",
+                     *       "problems": [
+                     *         {
+                     *           "path": "data.1.baseCoinId",
+                     *           "message": "Base coin with id 'chainlnk' does not match any valid ticker id",
+                     *           "code": "unknown_base_coin"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmissionDetail"];
+                };
+            };
+            /** @description Invalid query parameter (path names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Expected an integer from 1 to 500"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No submission of the caller's organization has this id */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "error": "Not Found",
+                     *       "message": "Submission not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (per key, per address, failed authentications or concurrent exports); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: 1200 requests per minute; retry in 12 seconds"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure; details are logged with the request id, never answered */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error; retry in a couple of minutes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Database unavailable or server overloaded; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "Service Unavailable",
+                     *       "message": "Service temporarily unavailable; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReportCard: {
+        parameters: {
+            query?: {
+                /** @description The calendar month (UTC), YYYY-MM; default the last complete month */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report card */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "organizationId": "acme",
+                     *       "month": "2026-10",
+                     *       "submissions": 62,
+                     *       "rejectedSubmissions": 3,
+                     *       "recordsAccepted": 18200,
+                     *       "recordsRejected": 410,
+                     *       "problemsByCode": {
+                     *         "unknown_base_coin": 2,
+                     *         "date_not_past": 1
+                     *       },
+                     *       "problemsByField": {
+                     *         "baseCoinId": 2,
+                     *         "date": 1
+                     *       },
+                     *       "reportsDue": 155,
+                     *       "reportsMissing": 2,
+                     *       "reportsLate": 4,
+                     *       "correctionsAfterDeadline": 1,
+                     *       "qualityFlags": {},
+                     *       "rates": {
+                     *         "rejectedSubmissions": {
+                     *           "value": 0.0484,
+                     *           "peerMedian": 0.02
+                     *         },
+                     *         "rejectedRecords": {
+                     *           "value": 0.022,
+                     *           "peerMedian": 0.011
+                     *         },
+                     *         "missingReports": {
+                     *           "value": 0.0129,
+                     *           "peerMedian": 0.0065
+                     *         },
+                     *         "lateReports": {
+                     *           "value": 0.0258,
+                     *           "peerMedian": 0.03
+                     *         },
+                     *         "correctionsAfterDeadline": {
+                     *           "value": 0.0001,
+                     *           "peerMedian": 0
+                     *         }
+                     *       },
+                     *       "peers": {
+                     *         "marketMakers": 7,
+                     *         "mediansShown": true,
+                     *         "note": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportCard"];
+                };
+            };
+            /** @description Invalid query parameter (path names it) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "path": "pageSize",
+                     *           "message": "Expected an integer from 1 to 500"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A project or operator key */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "Forbidden",
+                     *       "message": "Only market-maker keys have a report card"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -47,3 +47,19 @@ export function readScope(caller: Caller): ReadScope {
       return { kind: "all" };
   }
 }
+
+/**
+ * Whether a scope reads what an organization owes and reports for a coin: a market maker its
+ * own, a project its coins', the operator everything. A page addressed by URL outside it is
+ * answered as if it did not exist.
+ */
+export function scopeReads(scope: ReadScope, organizationId: string, baseCoinId: string): boolean {
+  switch (scope.kind) {
+    case "organization":
+      return scope.organizationId === organizationId;
+    case "coins":
+      return scope.baseCoinIds.includes(baseCoinId);
+    case "all":
+      return true;
+  }
+}

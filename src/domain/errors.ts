@@ -1,5 +1,10 @@
-/** One problem of a bad request: where (`data.3.bidDepth50`) and what. */
-export type Problem = { path?: string; message: string };
+import type { ProblemCode } from "./problem-codes.js";
+
+/**
+ * One problem of a bad request: where (`data.3.bidDepth50`), what, and the rule it breaks
+ * (kept in the submission log; the specified 400 body shows path and message only).
+ */
+export type Problem = { path?: string; message: string; code?: ProblemCode };
 
 /**
  * Every failure the service reports on purpose. Only `http/errors.ts` knows which HTTP status
@@ -12,6 +17,7 @@ export abstract class DomainError extends Error {
     | "forbidden"
     | "not_found"
     | "conflict"
+    | "unprocessable"
     | "unavailable";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -42,6 +48,11 @@ export class NotFoundError extends DomainError {
 
 export class ConflictError extends DomainError {
   readonly kind = "conflict";
+}
+
+/** Well-formed, but at odds with what the service already holds (an Idempotency-Key reused). */
+export class UnprocessableError extends DomainError {
+  readonly kind = "unprocessable";
 }
 
 /** A dependency (the database) cannot be reached now; the caller should retry later. */

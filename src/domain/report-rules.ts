@@ -5,9 +5,10 @@ import type { InstrumentType } from "./report.js";
 import { routeExchange } from "./routing.js";
 
 /** Contract: a date from 2000-01-01 up to yesterday (UTC): the trading day must be over. */
-export function dateProblem(date: string, today: string): string | undefined {
-  if (date < EARLIEST_DATE) return `Date must not be before ${EARLIEST_DATE}`;
-  if (date >= today) return "Date must be in the past";
+export function dateProblem(date: string, today: string): Problem | undefined {
+  if (date < EARLIEST_DATE)
+    return { message: `Date must not be before ${EARLIEST_DATE}`, code: "date_too_early" };
+  if (date >= today) return { message: "Date must be in the past", code: "date_not_past" };
   return undefined;
 }
 
@@ -15,13 +16,17 @@ export function knownExchange(ref: ReferenceData, id: string): Exchange | Proble
   return (
     ref.exchanges.get(id) ?? {
       message: `Exchange with id '${id}' does not match any supported exchange id`,
+      code: "unknown_exchange",
     }
   );
 }
 
 export function knownBaseCoin(ref: ReferenceData, id: string): Coin | Problem {
   return (
-    ref.coins.get(id) ?? { message: `Base coin with id '${id}' does not match any valid ticker id` }
+    ref.coins.get(id) ?? {
+      message: `Base coin with id '${id}' does not match any valid ticker id`,
+      code: "unknown_base_coin",
+    }
   );
 }
 
@@ -29,11 +34,15 @@ export function knownQuoteCoin(ref: ReferenceData, id: string): Coin | Problem {
   return (
     ref.coins.get(id) ?? {
       message: `Quote coin with id '${id}' does not match any valid ticker id`,
+      code: "unknown_quote_coin",
     }
   );
 }
 
-export const MISSING_QUOTE = "Either quoteCoinId or quoteCoinSymbol is required";
+export const MISSING_QUOTE: Problem = {
+  message: "Either quoteCoinId or quoteCoinSymbol is required",
+  code: "missing_quote",
+};
 
 export function routedExchange(
   exchange: Exchange,
@@ -41,9 +50,14 @@ export function routedExchange(
   ref: ReferenceData,
 ): Exchange | Problem {
   const routing = routeExchange(exchange, type, ref);
-  return "exchange" in routing ? routing.exchange : { message: routing.problem };
+  if ("exchange" in routing) return routing.exchange;
+  const code = type === "spot" ? "not_spot_exchange" : "not_derivatives_exchange";
+  return { message: routing.problem, code };
 }
 
-export function duplicateProblem(firstIndex: number): string {
-  return `Duplicate record key (same as data.${firstIndex})`;
+export function duplicateProblem(firstIndex: number): Problem {
+  return {
+    message: `Duplicate record key (same as data.${firstIndex})`,
+    code: "duplicate_record_key",
+  };
 }

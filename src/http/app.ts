@@ -15,6 +15,7 @@ import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
+import { dashboardRoutes } from "./dashboard/index.js";
 import { errorBody, errorHandler } from "./errors.js";
 import { openApiOptions } from "./openapi.js";
 import { requestIdOf } from "./request-id.js";
@@ -22,9 +23,11 @@ import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
 import { obligationRoutes } from "./routes/obligations.js";
 import { referenceRoutes } from "./routes/reference.js";
+import { reportCardRoutes } from "./routes/report-card.js";
 import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
+import { submissionRoutes } from "./routes/submissions.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { validatorCompiler } from "./zod-validation.js";
 
@@ -93,7 +96,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
     await api.register(webhookRoutes(services));
+    await api.register(submissionRoutes(services));
+    await api.register(reportCardRoutes(services));
   });
+  await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
 }
 

@@ -10,8 +10,16 @@ export type ErrorBody =
 
 const RETRY_AFTER_SECONDS = { unavailable: 5, overloaded: 1 };
 
+/**
+ * The 400 of CONTRACT section 2: each problem's path and message. Problem codes are kept in the
+ * submission log (GET /api/v1/submissions/{id}), not added here: the specified answer stays
+ * exactly what a market-maker key sees today.
+ */
 export function badRequest(problems: Problem[]): ErrorBody {
-  return { statusCode: 400, error: "Bad Request", message: problems };
+  const message = problems.map(({ path, message }) =>
+    path === undefined ? { message } : { path, message },
+  );
+  return { statusCode: 400, error: "Bad Request", message };
 }
 
 export function errorBody(statusCode: number, message: string): ErrorBody {
@@ -66,6 +74,8 @@ function handleError(
         return reply.code(404).send(errorBody(404, error.message));
       case "conflict":
         return reply.code(409).send(errorBody(409, error.message));
+      case "unprocessable":
+        return reply.code(422).send(errorBody(422, error.message));
       case "unavailable":
         request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
         reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
@@ -83,7 +93,7 @@ function handleError(
     .send(errorBody(500, "Internal server error; retry in a couple of minutes"));
 }
 
-function clientErrorBody(error: FastifyError, status: number): ErrorBody {
+export function clientErrorBody(error: FastifyError, status: number): ErrorBody {
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":

@@ -15,7 +15,12 @@ type Response = {
   content?: Record<string, unknown>;
   $ref?: string;
 };
-type Operation = { security?: unknown[]; responses?: Record<string, Response> };
+type Operation = {
+  operationId?: string;
+  security?: unknown[];
+  parameters?: { in?: string; name?: string }[];
+  responses?: Record<string, Response>;
+};
 type Document = {
   info: Record<string, unknown>;
   servers?: unknown[];
@@ -72,6 +77,16 @@ function headers(options: DocumentOptions) {
       description: "Seconds to wait before retrying",
       schema: { ...seconds, minimum: 1 },
     },
+    "Idempotent-Replayed": {
+      description:
+        "`true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise",
+      schema: { type: "string", const: "true" },
+    },
+    "X-Submission-Id": {
+      description:
+        "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 413, 415), dry runs included",
+      schema: { type: "string", format: "uuid", maxLength: 36 },
+    },
     "Content-Disposition": {
       description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
       schema: { type: "string", const: 'attachment; filename="reports.csv"' },
@@ -81,14 +96,20 @@ function headers(options: DocumentOptions) {
 
 type HeaderName = keyof ReturnType<typeof headers>;
 
+const IDEMPOTENCY_KEY = "idempotency-key";
+/** The answers of a submission endpoint that the submission log records (see submission-feedback.ts). */
+const LOGGED_STATUSES = new Set(["201", "400", "413", "415"]);
+
 /**
  * Which headers an answer carries, by the kind of operation and the status: every answer has a
  * request id and `nosniff`; an authenticated operation's answers are `no-store` and, once the
  * key authenticated (so not on a 401), carry its rate limit; a 429 or a 503 says when to retry;
- * a CSV answer is an attachment.
+ * a CSV answer is an attachment; the 201 of an operation that takes an Idempotency-Key may be a
+ * replay.
  */
-function headersOf(authenticated: boolean, status: string, response: Response): HeaderName[] {
+function headersOf(operation: Operation, status: string, response: Response): HeaderName[] {
   const names: HeaderName[] = ["X-Request-Id", "X-Content-Type-Options"];
+  const authenticated = (operation.security?.length ?? 0) > 0;
   if (authenticated) {
     names.push("Cache-Control");
     if (status !== "401")
@@ -96,6 +117,10 @@ function headersOf(authenticated: boolean, status: string, response: Response): 
   }
   if (status === "429" || status === "503") names.push("Retry-After");
   if (response.content?.["text/csv"] !== undefined) names.push("Content-Disposition");
+  const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY);
+  if (keyed && status === "201") names.push("Idempotent-Replayed");
+  if (operation.operationId?.startsWith("submitReports") && LOGGED_STATUSES.has(status))
+    names.push("X-Submission-Id");
   return names;
 }
 
@@ -120,7 +145,7 @@ export function finishDocument(document: Document, options: DocumentOptions): vo
     for (const operation of Object.values(operations)) {
       const security = operation.security ?? document.security ?? [];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const names = headersOf(security.length > 0, status, response);
+        const names = headersOf({ ...operation, security }, status, response);
         response.headers = {
           ...Object.fromEntries(
             names.map((name) => [name, { $ref: `#/components/headers/${name}` }]),

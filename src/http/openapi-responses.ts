@@ -56,6 +56,12 @@ export const errorResponses = {
     "This API key may not do this",
     "This API key cannot submit reports",
   ),
+  409: errorResponse(
+    409,
+    "Conflict",
+    "A request with the same Idempotency-Key is still being worked on; retry later",
+    "A request with this Idempotency-Key is in progress",
+  ),
   413: errorResponse(
     413,
     "Payload Too Large",
@@ -67,6 +73,12 @@ export const errorResponses = {
     "Unsupported Media Type",
     "Body is not JSON",
     "Unsupported Media Type: send application/json",
+  ),
+  422: errorResponse(
+    422,
+    "Unprocessable Entity",
+    "The Idempotency-Key was used (within 24 hours) with a different body, API version or x-dry-run",
+    "Idempotency-Key was used with a different request",
   ),
   429: errorResponse(
     429,
@@ -115,3 +127,6 @@ export const bodyErrors = {
 
 /** The unauthenticated probes: limited per address, never shed (a 503 is "not ready"). */
 export const probeErrors = { 429: errorResponses[429], 500: errorResponses[500] };
+
+/** A route that takes an Idempotency-Key: another request holds it, or held it with other content. */
+export const idempotencyErrors = { 409: errorResponses[409], 422: errorResponses[422] };

@@ -50,6 +50,11 @@ export function openApiOptions(options: DocumentOptions): FastifyDynamicSwaggerO
             "Subscriptions to events (report missing, late, KPI missed…), signed per Standard Webhooks, with their delivery logs",
         },
         {
+          name: "submissions",
+          description:
+            "The submission log: every submission accepted or rejected, its problems with their codes, and the monthly report card",
+        },
+        {
           name: "reference data",
           description:
             "Projects, exchanges and markets to check a report against before submitting",

@@ -21,9 +21,11 @@ export const MAX_V1_BATCH = 1000;
 /** A date is YYYY-MM-DD: `isCalendarDate` admits nothing longer. */
 export const DATE_LENGTH = "YYYY-MM-DD".length;
 
+export const INVALID_DATE = "Invalid date, expected YYYY-MM-DD";
+
 export const dateSchema = z
   .string()
-  .refine(isCalendarDate, "Invalid date, expected YYYY-MM-DD")
+  .refine(isCalendarDate, INVALID_DATE)
   .meta({ format: "date", maxLength: DATE_LENGTH, example: "2026-11-21" });
 
 /** A date of an answer (checked by `dateSchema` on its way in). */

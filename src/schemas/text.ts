@@ -3,6 +3,12 @@ import { z } from "zod";
 /** Any unpaired UTF-16 surrogate (in `u` mode a valid pair is one code point, not a match). */
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Why a text cannot be stored (a NUL, a lone surrogate). */
+export const NOT_STORABLE_MESSAGES: readonly string[] = [
+  "String must not contain NUL characters",
+  "String must be well-formed Unicode (no lone surrogates)",
+];
+
 /**
  * A string PostgreSQL stores exactly as given. Its text type cannot hold NUL, and a lone
  * surrogate has no UTF-8 form: it would be stored as U+FFFD, a silently altered value. Both
@@ -13,11 +19,8 @@ export const storableText = (max: number, min = 1) =>
     .string()
     .min(min)
     .max(max)
-    .refine((value) => !value.includes("\u0000"), "String must not contain NUL characters")
-    .refine(
-      (value) => !LONE_SURROGATE.test(value),
-      "String must be well-formed Unicode (no lone surrogates)",
-    );
+    .refine((value) => !value.includes("\u0000"), NOT_STORABLE_MESSAGES[0])
+    .refine((value) => !LONE_SURROGATE.test(value), NOT_STORABLE_MESSAGES[1]);
 
 /** Length limits of the identifiers and names the service stores (fixtures and submissions). */
 export const MAX_ID_LENGTH = 200;

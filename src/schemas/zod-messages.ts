@@ -7,6 +7,9 @@ import type { z } from "zod";
  * (`schema.safeParse(input, zod3Messages)`), never installed for the whole process: importing
  * a schema changes nothing else, and a parse that wants Zod's own texts still gets them.
  */
+export const REQUIRED = "Required";
+export const NOT_FINITE = "Number must be finite";
+
 function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
   // A missing field is "Required" whatever its schema (Zod 4 reports a missing enum as a bad
   // value rather than a bad type).
@@ -14,13 +17,11 @@ function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
     issue.input === undefined &&
     (issue.code === "invalid_type" || issue.code === "invalid_value")
   )
-    return "Required";
+    return REQUIRED;
   switch (issue.code) {
     case "invalid_type":
       if (issue.expected === "number" && typeof issue.input === "number") {
-        return Number.isNaN(issue.input)
-          ? "Expected number, received nan"
-          : "Number must be finite";
+        return Number.isNaN(issue.input) ? "Expected number, received nan" : NOT_FINITE;
       }
       return `Expected ${issue.expected}, received ${receivedType(issue.input)}`;
     case "invalid_value":

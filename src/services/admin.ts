@@ -205,12 +205,11 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
 
     /** Fetches reference data from CoinGecko, loads it like an import, keeps public depth. */
     async syncMarketData(options: SyncOptions) {
-      const client = coinGecko(options.onRetry ?? (() => {}));
       const { snapshot } = await references.snapshot();
       const coinIds = options.coinIds ?? (await organizations.engagedCoinIds());
       let summary = { changed: 0, eligibilityChanged: 0 };
       const result = await syncMarketData({
-        client,
+        client: coinGecko(options.onRetry ?? (() => {})),
         coinIds,
         exchangeIds: options.exchangeIds ?? snapshot.exchanges.map((e) => e.id),
         today: utcDate(now()),
@@ -220,6 +219,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
           summary = await loadFixture(stores, data, now());
         },
       });
+      await stores.operator.markSynced(now());
       const depth = depthSnapshotsOf(result.spotTickers, result.markets, now());
       return {
         ...(await recordDepthSnapshots(stores, depth)),

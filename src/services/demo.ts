@@ -13,6 +13,8 @@ export const DEMO_FIXTURE_URL = new URL("../../demo/reference.json", import.meta
 export const DEMO_API_KEY = "demo-key-3f9c2b7e41d84a6c9b0e5d1a";
 /** The key of the demo's project organization: it reads both market makers' obligations. */
 export const DEMO_PROJECT_API_KEY = "demo-project-key-7c41e9a2d05b4f68b3a1";
+/** The key of the demo's operator: it reads everything (the dashboard's operator pages). */
+export const DEMO_OPERATOR_API_KEY = "demo-operator-key-5b2e8d1c94a7f3e6d0c2";
 const DEMO_DAYS = 90;
 
 /** The organizations the demo creates (a database holding others is not a demo database). */

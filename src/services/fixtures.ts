@@ -38,7 +38,7 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
   const { summary, depthDays } = await stores.transaction(async (tx) => {
     const references = tx.references;
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
-    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture));
+    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture), now);
     let changed = referenceChanged;
     const orgs = tx.organizations;
     const problems: Problem[] = [];

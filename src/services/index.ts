@@ -1,6 +1,6 @@
 import { type Caller, readScope } from "../domain/caller.js";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../domain/dashboard-session.js";
 import { UnavailableError } from "../domain/errors.js";
-import type { SchemaVersion } from "../domain/report.js";
 import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
@@ -8,12 +8,17 @@ import type { ScorecardQuery } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
+import { dayOverview } from "./dashboard-overview.js";
+import { createDashboardPages } from "./dashboard-pages.js";
+import { createDashboardSessions } from "./dashboard-sessions.js";
 import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
+import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
-import { assertMaySubmit, submitReports } from "./submit-reports.js";
+import { createSubmissionServices } from "./submission-services.js";
+import { assertMaySubmit } from "./submit-reports.js";
 import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
 
 export type ServiceOptions = {
@@ -23,35 +28,39 @@ export type ServiceOptions = {
   reportDeadlineUtc?: string;
   /** Webhook target policy and limit (CONTRACT section 7); default: https, public, 10. */
   webhooks?: WebhookOptions;
+  /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
+  dashboardSessions?: SessionLimits;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, reports, listing, scopedListing } = stores;
+  const { organizations, listing, scopedListing } = stores;
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
-  const authenticate = createAuthenticator({ organizations, now });
+  const authenticator = createAuthenticator({ organizations, now });
   const scoring = {
     scorecards: stores.scorecards,
     now,
     deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
   };
+  const listingContext = { listing, scopedListing, organizations, now };
   return {
     referenceData,
-    authenticate: unavailableWhenDatabaseIs(authenticate),
+    authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
+    /** Dashboard sign-in, sessions and sign-out (`/app`). */
+    dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    submitReports: unavailableWhenDatabaseIs(
-      (caller: Caller, request: { version: SchemaVersion; body: unknown; dryRun: boolean }) =>
-        submitReports({ reports, referenceData, now }, caller, request),
+    ...guarded(
+      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
     ),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson({ listing, scopedListing, organizations, now }, caller, query),
+      listReportsJson(listingContext, caller, query),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
     exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports({ listing, scopedListing, organizations, now }, caller, query),
+      exportReports(listingContext, caller, query),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -73,6 +82,14 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     webhooks: guarded(
       createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
     ),
+    /** A day's obligation markets and report eligibility (the dashboard's overview). */
+    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
+      dayOverview({ scoring, listing: listingContext }, caller, date),
+    ),
+    /** What the dashboard's market, calendar and coin pages show (issue 14). */
+    dashboardPages: guarded(createDashboardPages({ ...stores, ...scoring, referenceData })),
+    /** The operator's views of the platform (organizations, engagements, keys, market data). */
+    operator: guarded(createOperatorViews({ ...stores, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
@@ -88,6 +105,25 @@ function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>
   return Object.fromEntries(
     Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
   ) as T;
+}
+
+function dashboardSessionsOf(
+  stores: Stores,
+  authenticator: ReturnType<typeof createAuthenticator>,
+  now: () => Date,
+  options: ServiceOptions,
+) {
+  const sessions = createDashboardSessions({
+    sessions: stores.dashboardSessions,
+    authenticator,
+    now,
+    limits: options.dashboardSessions ?? DEFAULT_SESSION_LIMITS,
+  });
+  return guarded({
+    signIn: sessions.signIn,
+    resume: sessions.resume,
+    signOut: sessions.signOut,
+  });
 }
 
 /** Turns "the database cannot be reached" into a domain error the caller can retry. */

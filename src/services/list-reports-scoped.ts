@@ -3,6 +3,7 @@ import { storableDateRange } from "../domain/dates.js";
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ScopedReportCsvItem } from "../schemas/report.js";
 import { storableText } from "../schemas/text.js";
+import type { MarketFilter } from "../store/report-listing.js";
 import type { ScopedListCursor, ScopedListFilter } from "../store/report-listing-scoped.js";
 import type { Stores } from "../store/stores.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
@@ -36,7 +37,7 @@ const EXPORT_CHUNK = 500;
 export async function* exportScopedReports(
   deps: ScopedListDeps,
   scope: CrossScope,
-  query: ListQuery,
+  query: ListQuery & MarketFilter,
 ): AsyncGenerator<ScopedReportCsvItem[]> {
   const filter = scopedFilter(scope, query);
   if (query.page !== undefined) {
@@ -61,7 +62,7 @@ export async function* exportScopedReports(
 const NO_COINS: CrossScope = { kind: "coins", baseCoinIds: [] };
 
 /** The query's filters within the scope; an organization id nothing can hold lists nothing. */
-function scopedFilter(scope: CrossScope, query: ListQuery): ScopedListFilter {
+function scopedFilter(scope: CrossScope, query: ListQuery & MarketFilter): ScopedListFilter {
   const dates = storableDateRange(query.dateGte, query.dateLte);
   const organizationId = query.organizationId;
   const unmatchable =
@@ -71,6 +72,8 @@ function scopedFilter(scope: CrossScope, query: ListQuery): ScopedListFilter {
     organizationId,
     baseCoinId: query.baseCoinId,
     exchangeId: query.exchangeId,
+    quote: query.quote,
+    instrumentType: query.instrumentType,
     dateGte: dates.from,
     dateLte: dates.to,
   };

@@ -2,7 +2,7 @@ import { type Caller, readScope } from "../domain/caller.js";
 import { storableDateRange, utcDate } from "../domain/dates.js";
 import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportCsvItem } from "../schemas/report.js";
-import type { ListCursor, ListFilter, PageItem } from "../store/report-listing.js";
+import type { ListCursor, ListFilter, MarketFilter, PageItem } from "../store/report-listing.js";
 import type { Stores } from "../store/stores.js";
 import { exportScopedReports, listScopedReportsJson } from "./list-reports-scoped.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
@@ -52,11 +52,12 @@ const EXPORT_CHUNK = 500;
 /**
  * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so
  * a long export costs the same per chunk from start to end). With `page` set, that page only.
+ * The dashboard's market page narrows it to one market (`quote`, `instrumentType`).
  */
 export async function* exportReports(
   deps: ListDeps,
   caller: Caller,
-  query: ListQuery,
+  query: ListQuery & MarketFilter,
 ): AsyncGenerator<ReportCsvItem[]> {
   const scope = readScope(caller);
   if (scope.kind !== "organization") {
@@ -83,7 +84,11 @@ export async function* exportReports(
 }
 
 /** The listing filter: the query's, within the coins the organization is engaged for today. */
-async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Promise<ListFilter> {
+async function filterFor(
+  deps: ListDeps,
+  caller: Caller,
+  query: ListQuery & MarketFilter,
+): Promise<ListFilter> {
   const engaged = await deps.organizations.activeEngagements(
     caller.organizationId,
     utcDate(deps.now()),
@@ -97,6 +102,8 @@ async function filterFor(deps: ListDeps, caller: Caller, query: ListQuery): Prom
         ? engagedCoins
         : engagedCoins.filter((c) => c === query.baseCoinId),
     exchangeId: query.exchangeId,
+    quote: query.quote,
+    instrumentType: query.instrumentType,
     dateGte: dates.from,
     dateLte: dates.to,
   };

@@ -9,7 +9,7 @@ import {
   type ScorecardQuery,
   type ScorecardsResponse,
 } from "../schemas/scorecards.js";
-import type { ScorecardFilter } from "../store/scorecard-store.js";
+import type { ScorecardFilter, ScorecardMedians } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
 
 export type ScorecardDeps = Pick<Stores, "scorecards"> & {
@@ -28,25 +28,27 @@ const daysBetween = (from: string, to: string) =>
 /**
  * The range a query covers: `dateLte` defaults to yesterday (UTC), `dateGte` to 29 days
  * before `dateLte` (so the default is the 30 days ending yesterday). A range that runs
- * backwards or over MAX_SCORECARD_DAYS is a 400 naming the parameter the caller gave.
+ * backwards or over MAX_SCORECARD_DAYS is a 400 naming the parameter the caller gave. The
+ * dashboard's pages pass limits of their own (a market's charts cover up to two years).
  */
 export function scorecardRange(
   query: Pick<ScorecardQuery, "dateGte" | "dateLte">,
   now: Date,
+  limits = { defaultDays: DEFAULT_SCORECARD_DAYS, maxDays: MAX_SCORECARD_DAYS },
 ): { dateGte: string; dateLte: string } {
   const dateLte = query.dateLte ?? addDays(utcDate(now), -1);
-  const dateGte = query.dateGte ?? addDays(dateLte, -(DEFAULT_SCORECARD_DAYS - 1));
+  const dateGte = query.dateGte ?? addDays(dateLte, -(limits.defaultDays - 1));
   const path = query.dateGte !== undefined && query.dateLte === undefined ? "dateGte" : "dateLte";
   if (dateGte > dateLte) {
     throw new ValidationError([
       { path, message: `dateGte (${dateGte}) is after dateLte (${dateLte})` },
     ]);
   }
-  if (daysBetween(dateGte, dateLte) > MAX_SCORECARD_DAYS) {
+  if (daysBetween(dateGte, dateLte) > limits.maxDays) {
     throw new ValidationError([
       {
         path,
-        message: `The range from dateGte to dateLte must not exceed ${MAX_SCORECARD_DAYS} days`,
+        message: `The range from dateGte to dateLte must not exceed ${limits.maxDays} days`,
       },
     ]);
   }
@@ -98,4 +100,17 @@ export async function getDailyScorecards(
   }
   const items = await deps.scorecards.days(filter);
   return { dateGte: filter.dateGte, dateLte: filter.dateLte, items };
+}
+
+/**
+ * The dashboard's comparison of market makers (issue 14): medians of the reports the
+ * scorecards of the same query judge, per organization and coin (and per obligation market).
+ */
+export async function getScorecardMedians(
+  deps: ScorecardDeps,
+  scope: ReadScope,
+  query: ScorecardQuery,
+  options: { perMarket: boolean },
+): Promise<ScorecardMedians[]> {
+  return deps.scorecards.medians(filterOf(deps, scope, query), options.perMarket);
 }

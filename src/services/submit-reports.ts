@@ -21,7 +21,7 @@ export type SubmitDeps = {
 export async function submitReports(
   deps: SubmitDeps,
   caller: Caller,
-  request: { version: SchemaVersion; body: unknown; dryRun: boolean },
+  request: SubmitRequest,
 ): Promise<SubmissionResult> {
   assertMaySubmit(caller);
   for (let attempt = 1; ; attempt++) {
@@ -30,11 +30,12 @@ export async function submitReports(
     const reports = validateBatch(request.version, request.body, ref, utcDate(receivedAt));
     reports.sort(compareRecordKeys);
     const log = {
-      id: randomUUID(),
+      id: request.submissionId ?? randomUUID(),
       organizationId: caller.organizationId,
       apiKeyId: caller.apiKeyId,
       schemaVersion: request.version,
       receivedAt,
+      idempotencyKey: request.idempotencyKey ?? null,
     };
     if (request.dryRun) {
       const existing = await deps.reports.countExisting(caller.organizationId, reports);
@@ -52,6 +53,15 @@ export async function submitReports(
 }
 
 const MAX_ATTEMPTS = 5;
+
+export type SubmitRequest = {
+  version: SchemaVersion;
+  body: unknown;
+  dryRun: boolean;
+  /** The submission log's id for this request (its `x-submission-id`); default a new one. */
+  submissionId?: string;
+  idempotencyKey?: string | null;
+};
 
 /** Only market makers submit (CONTRACT section 4); project and operator keys only read. */
 export function assertMaySubmit(caller: Caller): void {

@@ -19,7 +19,7 @@ import {
   routedExchange,
 } from "../domain/report-rules.js";
 import { v1InstrumentType } from "../domain/routing.js";
-import { problemsOf } from "../schemas/problems.js";
+import { codedProblemsOf, problemCodeOf } from "../schemas/problems.js";
 import {
   MAX_V1_BATCH,
   MAX_V2_BATCH,
@@ -41,7 +41,7 @@ const fieldOrder = {
   2: Object.keys(v2RecordSchema.shape),
 };
 
-type FieldProblem = { field: string | undefined; message: string };
+type FieldProblem = Omit<Problem, "path"> & { field: string | undefined };
 
 /** Stands for a field that failed its shape check, in the rules run on the rest. */
 const MALFORMED = Symbol("malformed");
@@ -59,7 +59,7 @@ export function validateBatch(
   today: string,
 ): Report[] {
   const shape = bodyShape[version].safeParse(body, zod3Messages);
-  if (!shape.success) throw new ValidationError(problemsOf(shape.error));
+  if (!shape.success) throw new ValidationError(codedProblemsOf(shape.error));
 
   const problems: Problem[] = [];
   const reports: Report[] = [];
@@ -71,6 +71,7 @@ export function validateBatch(
         problems.push({
           path: p.field ? `data.${index}.${p.field}` : `data.${index}`,
           message: p.message,
+          code: p.code,
         });
       }
       return;
@@ -78,7 +79,7 @@ export function validateBatch(
     const key = recordKeyString(outcome.report);
     const first = firstIndexOfKey.get(key);
     if (first !== undefined) {
-      problems.push({ path: `data.${index}`, message: duplicateProblem(first) });
+      problems.push({ path: `data.${index}`, ...duplicateProblem(first) });
       return;
     }
     firstIndexOfKey.set(key, index);
@@ -102,6 +103,7 @@ function validateRecord(
   const problems: FieldProblem[] = parsed.error.issues.map((issue) => ({
     field: issue.path.length > 0 ? String(issue.path[0]) : undefined,
     message: issue.message,
+    code: problemCodeOf(issue),
   }));
   if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
     const bad = new Set(problems.map((p) => p.field));
@@ -138,8 +140,9 @@ function ruleProblems(
   today: string,
 ): { problems: FieldProblem[]; stored?: Stored } {
   const problems: FieldProblem[] = [];
-  const add = (field: string, message: string | undefined) => {
-    if (message !== undefined) problems.push({ field, message });
+  const add = (field: string, problem: Problem | undefined) => {
+    if (problem !== undefined)
+      problems.push({ field, message: problem.message, code: problem.code });
   };
   const date = value("date");
   if (typeof date === "string") add("date", dateProblem(date, today));
@@ -148,19 +151,19 @@ function ruleProblems(
   const exchangeId = value("exchangeId");
   if (typeof exchangeId === "string") {
     const found = knownExchange(ref, exchangeId);
-    if ("message" in found) add("exchangeId", found.message);
+    if ("message" in found) add("exchangeId", found);
     else exchange = found;
   }
   const baseCoinId = value("baseCoinId");
   if (typeof baseCoinId === "string") {
     const found = knownBaseCoin(ref, baseCoinId);
-    if ("message" in found) add("baseCoinId", found.message);
+    if ("message" in found) add("baseCoinId", found);
   }
   const quoteCoinId = value("quoteCoinId");
   const quoteCoinSymbol = value("quoteCoinSymbol");
   if (typeof quoteCoinId === "string") {
     const found = knownQuoteCoin(ref, quoteCoinId);
-    if ("message" in found) add("quoteCoinId", found.message);
+    if ("message" in found) add("quoteCoinId", found);
   } else if (quoteCoinId == null && quoteCoinSymbol == null) {
     add("quoteCoinId", MISSING_QUOTE);
   }
@@ -170,7 +173,7 @@ function ruleProblems(
   if (requested !== "spot" && requested !== "perp") return { problems };
   const routed = routedExchange(exchange, requested, ref);
   if ("message" in routed) {
-    add(version === 2 ? "instrumentType" : "exchangeId", routed.message);
+    add(version === 2 ? "instrumentType" : "exchangeId", routed);
     return { problems };
   }
   return { problems, stored: { exchange: routed, instrumentType: requested } };

@@ -45,32 +45,38 @@ const engagementColumns = [
   "until",
 ] as const;
 
+/** Keys with their organization's kind and (for a project) coins: who a key acts for. */
+export function selectApiKeyOwners(db: Kysely<Tables>) {
+  return db
+    .selectFrom("api_keys")
+    .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
+    .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
+    .select("organizations.kind")
+    .select((eb) =>
+      eb
+        .selectFrom("organization_coins")
+        .select(
+          sql<string[]>`coalesce(array_agg(base_coin_id order by base_coin_id), '{}')`.as("coins"),
+        )
+        .whereRef("organization_coins.organization_id", "=", "api_keys.organization_id")
+        .as("coins"),
+    );
+}
+
+export const toApiKeyOwner = <R extends ApiKeyRecord & { kind: string; coins: string[] | null }>(
+  row: R,
+): ApiKeyOwner => ({ ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] });
+
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {
     ...organizationProfileQueries(db),
 
     /** A key by its hash, with its organization's kind and (for a project) coins. */
     async findApiKeyByHash(hash: string): Promise<ApiKeyOwner | undefined> {
-      const row = await db
-        .selectFrom("api_keys")
-        .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
-        .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
-        .select("organizations.kind")
-        .select((eb) =>
-          eb
-            .selectFrom("organization_coins")
-            .select(
-              sql<string[]>`coalesce(array_agg(base_coin_id order by base_coin_id), '{}')`.as(
-                "coins",
-              ),
-            )
-            .whereRef("organization_coins.organization_id", "=", "api_keys.organization_id")
-            .as("coins"),
-        )
+      const row = await selectApiKeyOwners(db)
         .where("api_keys.key_hash", "=", hash)
         .executeTakeFirst();
-      if (row === undefined) return undefined;
-      return { ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] };
+      return row === undefined ? undefined : toApiKeyOwner(row);
     },
 
     /** Records use at most once a minute per key, to keep a write off most requests. */

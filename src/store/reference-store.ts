@@ -65,7 +65,7 @@ export function createReferenceStore(db: Kysely<Tables>) {
      * them). Returns how many rows changed; the version is bumped only when something did,
      * so loading the same data twice changes nothing.
      */
-    async upsert(data: ReferenceSnapshot): Promise<number> {
+    async upsert(data: ReferenceSnapshot, at = new Date()): Promise<number> {
       const changed =
         (await upsertCoins(db, data.coins)) +
         (await upsertExchanges(db, data.exchanges)) +
@@ -79,7 +79,7 @@ export function createReferenceStore(db: Kysely<Tables>) {
         await sql`lock table reports in share row exclusive mode`.execute(db);
         await db
           .updateTable("reference_data_version")
-          .set((eb) => ({ version: eb("version", "+", 1) }))
+          .set((eb) => ({ version: eb("version", "+", 1), changed_at: at }))
           .execute();
       }
       return changed;

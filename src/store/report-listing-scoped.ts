@@ -1,8 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ReadScope } from "../domain/caller.js";
 import type { ScopedReportCsvItem } from "../schemas/report.js";
-import type { PageItem } from "./report-listing.js";
-import { ITEM_JSON, selected } from "./report-listing.js";
+import type { MarketFilter, PageItem } from "./report-listing.js";
+import { ITEM_JSON, marketConditions, selected } from "./report-listing.js";
 import { type ListedRow, toCsvItem } from "./report-rows.js";
 import type { Tables } from "./tables.js";
 
@@ -18,7 +18,7 @@ export type ScopedListFilter = {
   exchangeId?: string;
   dateGte?: string;
   dateLte?: string;
-};
+} & MarketFilter;
 
 /** Where a scoped walk stopped: the key of the last report it returned. */
 export type ScopedListCursor = Pick<
@@ -52,6 +52,7 @@ function where(f: ScopedListFilter): RawBuilder<unknown> {
   if (f.organizationId !== undefined) conditions.push(sql`r.organization_id = ${f.organizationId}`);
   if (f.baseCoinId !== undefined) conditions.push(sql`r.base_coin_id = ${f.baseCoinId}`);
   if (f.exchangeId !== undefined) conditions.push(sql`r.exchange_id = ${f.exchangeId}`);
+  conditions.push(...marketConditions(f, "r."));
   if (f.dateGte !== undefined) conditions.push(sql`r.date >= ${f.dateGte}::date`);
   if (f.dateLte !== undefined) conditions.push(sql`r.date <= ${f.dateLte}::date`);
   return conditions.length === 0 ? sql`true` : sql.join(conditions, sql` and `);

@@ -19,7 +19,19 @@ export type ListFilter = {
   exchangeId?: string;
   dateGte?: string;
   dateLte?: string;
-};
+} & MarketFilter;
+
+/** One market's reports only (the dashboard's market page): its quote key and instrument type. */
+export type MarketFilter = { quote?: string; instrumentType?: InstrumentType };
+
+/** The conditions of a MarketFilter on the reports `r` (or unqualified with `prefix` ""). */
+export function marketConditions(f: MarketFilter, prefix = ""): RawBuilder<unknown>[] {
+  const conditions: RawBuilder<unknown>[] = [];
+  if (f.quote !== undefined) conditions.push(sql`${sql.raw(prefix)}quote_key = ${f.quote}`);
+  if (f.instrumentType !== undefined)
+    conditions.push(sql`${sql.raw(prefix)}instrument_type = ${f.instrumentType}`);
+  return conditions;
+}
 
 /**
  * A listing item's JSON text, with the record key's instrument type beside it: the JSON item
@@ -57,6 +69,7 @@ function where(
     sql`base_coin_id = any(${f.baseCoinIds}::text[])`,
   ];
   if (f.exchangeId !== undefined) conditions.push(sql`exchange_id = ${f.exchangeId}`);
+  conditions.push(...marketConditions(f));
   if (dates.from !== undefined) conditions.push(sql`date >= ${dates.from}::date`);
   if (dates.to !== undefined) conditions.push(sql`date <= ${dates.to}::date`);
   return sql.join(conditions, sql` and `);
@@ -114,7 +127,8 @@ function after(c: ListCursor): RawBuilder<unknown> {
 function countQuery(f: ListFilter): RawBuilder<{ n: number }> {
   const exact = (dates: { from?: string; to?: string }) =>
     sql`(select count(*) from reports where ${where(f, dates)})`;
-  const months = f.exchangeId === undefined ? wholeMonthsWithin(f.dateGte, f.dateLte) : undefined;
+  const byMonth = f.exchangeId === undefined && marketConditions(f).length === 0;
+  const months = byMonth ? wholeMonthsWithin(f.dateGte, f.dateLte) : undefined;
   if (months === undefined)
     return sql`select ${exact({ from: f.dateGte, to: f.dateLte })}::int as n`;
   const conditions = [

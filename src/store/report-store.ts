@@ -40,6 +40,8 @@ export type SubmissionLog = {
    * time (which decides lateness), the time of every version it writes.
    */
   receivedAt: Date;
+  /** The request's Idempotency-Key header, when it is 1 to 255 printable ASCII characters. */
+  idempotencyKey?: string | null;
 };
 
 export type UpsertCounts = { createdCount: number; updatedCount: number };
@@ -81,13 +83,15 @@ export function createReportStore(
         log.id,
         log.apiKeyId,
         log.receivedAt,
+        log.idempotencyKey ?? null,
         publicDepthTolerance,
         ...inputArrays(reports),
       ];
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
-      const result = await withTransientRetry(() =>
-        db.executeQuery<{ created: number; total: number; current: boolean }>(query),
-      );
+      const run = () =>
+        db.executeQuery<{ created: number; total: number; current: boolean }>(query);
+      // Inside a transaction a conflict aborts the whole of it: its owner runs it again.
+      const result = await (db.isTransaction ? run() : withTransientRetry(run));
       const row = result.rows[0];
       if (row === undefined || !row.current) return undefined;
       return { createdCount: row.created, updatedCount: row.total - row.created };
@@ -132,6 +136,7 @@ export function createReportStore(
           created_count: counts.createdCount,
           updated_count: counts.updatedCount,
           submitted_at: log.receivedAt,
+          idempotency_key: log.idempotencyKey ?? null,
         })
         .execute();
     },
@@ -179,8 +184,9 @@ function inputArrays(reports: Report[]): (string | Buffer)[] {
 }
 
 // $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
-// $5 API key id, $6 time received, $7 PUBLIC_DEPTH_TOLERANCE, then one array per input column.
-const FIXED_PARAMETERS = 7;
+// $5 API key id, $6 time received, $7 Idempotency-Key, $8 PUBLIC_DEPTH_TOLERANCE, then one
+// array per input column.
+const FIXED_PARAMETERS = 8;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
   .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
@@ -194,7 +200,7 @@ const UPSERT_SQL = `
   ),
   input as (
     select t.*,
-      (t.plausibility_flags | ${exceedsPublicDepthSql("t", "$7::float8")})::smallint as quality_flags
+      (t.plausibility_flags | ${exceedsPublicDepthSql("t", "$8::float8")})::smallint as quality_flags
     from ${unnestInput} where (select version from guard) = $3::bigint
   ),
   upserted as (
@@ -223,10 +229,10 @@ const UPSERT_SQL = `
   ),
   submission as (
     insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
-      record_count, created_count, updated_count, submitted_at)
+      record_count, created_count, updated_count, submitted_at, idempotency_key)
     select $4::uuid, $1::text, $5::uuid, $2::smallint, false,
       count(*), count(*) filter (where created), count(*) filter (where not created),
-      $6::timestamptz
+      $6::timestamptz, $7::text
     from upserted having count(*) > 0
   )
   select (count(*) filter (where created))::int as created, count(*)::int as total,

@@ -5,10 +5,11 @@ import { lastDueDay } from "../domain/scorecard.js";
 import { type DepthShares, depthSharesOf } from "./quality-scorecard.js";
 import { marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
 import { scoredDays } from "./scorecard-days-sql.js";
+import { mediansOf, type ScorecardMedians, scorecardMedians } from "./scorecard-medians-sql.js";
 import { MARKET_ORDER, owingOrganizations, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
 
-export type { ScorecardFilter };
+export type { ScorecardFilter, ScorecardMedians };
 
 /** An obligation market, with its organization's name. */
 export type ScoredMarket = {
@@ -197,6 +198,16 @@ export function createScorecardStore(
         failedKpis: row.failed_kpis,
         eligibilityStatus: row.eligibility_status,
       }));
+    },
+
+    /** Medians of the judged reports, per organization and coin (and per obligation market). */
+    async medians(filter: ScorecardFilter, perMarket: boolean): Promise<ScorecardMedians[]> {
+      if (isEmpty(filter)) return [];
+      const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
+      const result = await scoring(db, { hashAggregate: false }, (trx) =>
+        scorecardMedians(filter, lastDue, perMarket).execute(trx),
+      );
+      return result.rows.map(mediansOf);
     },
 
     /** How many market-days `days` would return: obligation markets times their days in range. */

@@ -1,15 +1,23 @@
 import type { Kysely } from "kysely";
+import {
+  createDashboardSessionStore,
+  type DashboardSessionStore,
+} from "./dashboard-session-store.js";
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
+import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
+import { createOperatorStore, type OperatorStore } from "./operator-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
 import { createQualityDepthStore, type QualityDepthStore } from "./quality-depth-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
+import { createReportCardStore, type ReportCardStore } from "./report-card-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
 import { createScopedReportListing, type ScopedReportListing } from "./report-listing-scoped.js";
 import { createReportStore, type ReportStore } from "./report-store.js";
 import { withTransientRetry } from "./retry.js";
 import { createScorecardStore, type ScorecardStore } from "./scorecard-store.js";
+import { createSubmissionStore, type SubmissionStore } from "./submission-store.js";
 import type { Tables } from "./tables.js";
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
@@ -41,6 +49,16 @@ export type Stores = {
   webhookDeliveries: WebhookDeliveryStore;
   /** The cursors and kept outcomes of the job deriving events from stored data. */
   webhookProducer: WebhookProducerStore;
+  /** Idempotency-Key claims and the answers kept for replay. */
+  idempotency: IdempotencyStore;
+  /** The submission log (accepted submissions are logged by `reports.upsert`). */
+  submissions: SubmissionStore;
+  /** The monthly report card's figures. */
+  reportCards: ReportCardStore;
+  /** Reads across every organization, for the operator's dashboard. */
+  operator: OperatorStore;
+  /** Dashboard sign-ins (`/app`). */
+  dashboardSessions: DashboardSessionStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   /**
@@ -76,6 +94,11 @@ export function createStores(
     webhooks: createWebhookStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),
+    idempotency: createIdempotencyStore(db),
+    submissions: createSubmissionStore(db),
+    reportCards: createReportCardStore(db),
+    dashboardSessions: createDashboardSessionStore(db),
+    operator: createOperatorStore(db),
     ping: () => ping(db),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).

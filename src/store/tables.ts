@@ -19,7 +19,12 @@ export type Tables = {
     quote_coin_id: string | null;
     collected_since: string;
   };
-  reference_data_version: { singleton: boolean; version: number };
+  reference_data_version: {
+    singleton: boolean;
+    version: number;
+    changed_at: Date | null;
+    synced_at: Date | null;
+  };
   organizations: { id: string; name: string; kind: Generated<string>; created_at: Generated<Date> };
   organization_coins: { organization_id: string; base_coin_id: string };
   obligations: {
@@ -65,6 +70,22 @@ export type Tables = {
     created_count: number;
     updated_count: number;
     submitted_at: Generated<Date>;
+    status: Generated<"accepted" | "rejected">;
+    problem_count: Generated<number>;
+    idempotency_key: string | null;
+  };
+  submission_problems: {
+    submission_id: string;
+    ordinal: number;
+    path: string | null;
+    message: string;
+    code: string;
+  };
+  submission_problem_counts: {
+    submission_id: string;
+    code: string;
+    field: string;
+    n: number;
   };
   webhooks: {
     id: string;
@@ -101,6 +122,12 @@ export type Tables = {
     last_error: string | null;
     claimed_until: Generated<Date | null>;
     created_at: Generated<Date>;
+  };
+  dashboard_sessions: {
+    token_hash: string;
+    api_key_id: string;
+    created_at: Date;
+    last_seen_at: Date;
   };
   reports: ReportRow;
   report_versions: Record<string, unknown> & { id: Generated<number>; report_id: number };

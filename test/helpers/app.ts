@@ -29,6 +29,7 @@ export async function startTestApp(
     now: options.now,
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
+    dashboardSessions: config.dashboardSessions,
   });
   const app = await buildApp({ services, http: config.http, logger: false });
   // Every answer, in any test, is checked against the app's OpenAPI document.

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
   createReportsClient,
@@ -27,7 +28,15 @@ const countsSchema = z.object({ createdCount: z.number(), updatedCount: z.number
 const messageSchema = z.object({ message: z.string() });
 
 type Attempt =
-  | { kind: "response"; status: number; body: unknown; text: string; retryAfterMs?: number }
+  | {
+      kind: "response";
+      status: number;
+      body: unknown;
+      text: string;
+      retryAfterMs?: number;
+      /** The service answered an identical earlier request's kept 201 (Idempotency-Key). */
+      replayed: boolean;
+    }
   | { kind: "network"; message: string }
   /** A success whose body is not JSON: the batch may be stored or not; not retried. */
   | { kind: "unreadable"; message: string };
@@ -51,6 +60,7 @@ export async function submitBatches(options: SubmitBatchesOptions): Promise<Subm
     rejectedBatches: 0,
     notStored: 0,
     failedBatches: [],
+    replayedBatches: 0,
   };
 
   for (let batch = 1; batch <= batches; batch++) {
@@ -99,10 +109,11 @@ async function send(
   records: readonly unknown[],
   options: SubmitBatchesOptions,
 ): Promise<Attempt> {
-  const init = {
-    params: { header: options.dryRun ? { "x-dry-run": "true" as const } : {} },
-    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+  const header = {
+    "idempotency-key": batchIdempotencyKey(options, records),
+    ...(options.dryRun ? { "x-dry-run": "true" as const } : {}),
   };
+  const init = { params: { header }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) };
   try {
     const { data, error, response } =
       options.version === "v1"
@@ -111,7 +122,9 @@ async function send(
     const retryAfter = retryAfterMs(response.headers.get("retry-after"), MAX_RETRY_AFTER_MS);
     const body: unknown = data ?? error;
     const text = typeof body === "string" ? body : (JSON.stringify(body) ?? "");
-    return { kind: "response", status: response.status, body, text, retryAfterMs: retryAfter };
+    const replayed = response.headers.get("idempotent-replayed") === "true";
+    const { status } = response;
+    return { kind: "response", status, body, text, retryAfterMs: retryAfter, replayed };
   } catch (error) {
     // A success whose body is not JSON: the batch may or may not be stored.
     if (error instanceof SyntaxError) return { kind: "unreadable", message: UNEXPECTED_BODY };
@@ -137,7 +150,9 @@ function applyAttempt(
     if (!counts.success) return failed(UNEXPECTED_BODY, status);
     result.created += counts.data.createdCount;
     result.updated += counts.data.updatedCount;
-    return "accepted";
+    if (!attempt.replayed) return "accepted";
+    result.replayedBatches += 1;
+    return "replayed";
   }
   // 403: a project or operator key, which reads only; no later batch can fare better.
   if (status === 401 || status === 403) {
@@ -182,7 +197,25 @@ function toRejection(
 
 function isRetryable(attempt: Attempt): boolean {
   if (attempt.kind !== "response") return attempt.kind === "network";
-  return attempt.status === 408 || attempt.status === 429 || attempt.status >= 500;
+  // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.
+  const { status } = attempt;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * One Idempotency-Key per batch, derived from what the request is (API version, dry run, the
+ * records as sent), so that a batch retried after a timeout, or sent again by a rerun within
+ * 24 hours, is answered from the service's kept 201 and never applied twice. A salt
+ * (`--fresh-keys`) limits that to the retries of one run.
+ */
+function batchIdempotencyKey(
+  options: { version: string; dryRun: boolean; keySalt?: string },
+  records: readonly unknown[],
+): string {
+  const digest = createHash("sha256")
+    .update(`${options.keySalt ?? ""}\n${JSON.stringify({ data: records })}`)
+    .digest("hex");
+  return `trs-${options.version}-${options.dryRun ? "dry-run" : "store"}-${digest}`;
 }
 
 function describeFailure(attempt: Attempt): string {

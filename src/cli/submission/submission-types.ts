@@ -28,7 +28,8 @@ export type FailedBatch = {
   notSent?: boolean;
 };
 
-export type BatchOutcome = "accepted" | "rejected" | "failed" | "skipped";
+/** `replayed`: stored earlier by an identical batch; the service answered that batch's 201. */
+export type BatchOutcome = "accepted" | "replayed" | "rejected" | "failed" | "skipped";
 
 export type BatchReport = {
   batch: number;
@@ -60,6 +61,8 @@ export type SubmitBatchesOptions = {
   maxRetries?: number;
   /** Per-attempt timeout. Default 60 s. */
   timeoutMs?: number;
+  /** Mixed into every batch's Idempotency-Key: keys of one run only (`--fresh-keys`). */
+  keySalt?: string;
   onBatch?: (report: BatchReport) => void;
   onRetry?: (notice: RetryNotice) => void;
 };
@@ -74,6 +77,8 @@ export type SubmitResult = {
   /** Records of rejected batches that had no problem of their own yet were not stored. */
   notStored: number;
   failedBatches: FailedBatch[];
+  /** Accepted batches answered from an identical earlier request (counted as first answered). */
+  replayedBatches: number;
   /** Set when the service refused the API key (401): later batches were not sent. */
   unauthorized?: string;
 };

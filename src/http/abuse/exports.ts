@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { errorBody } from "../errors.js";
 import { prefersCsv } from "../negotiate.js";
 
@@ -11,11 +11,14 @@ const EXPORT_RETRY_AFTER_SECONDS = 5;
  * its own key's slots, never the shared in-flight pool. Register inside the authenticated
  * scope, after the authentication hook.
  */
-export function limitExportsPerKey(app: FastifyInstance, max: number): void {
+export function limitExportsPerKey(
+  app: FastifyInstance,
+  max: number,
+  isExport: (request: FastifyRequest) => boolean = isApiExport,
+): void {
   const running = new Map<string, number>();
   app.addHook("preHandler", async (request, reply) => {
-    if (request.method !== "GET" || request.routeOptions.url !== "/api/v1/reports") return;
-    if (!prefersCsv(request.headers.accept)) return;
+    if (!isExport(request)) return;
     const key = request.caller.apiKeyId ?? request.caller.organizationId;
     const count = running.get(key) ?? 0;
     if (count >= max) {
@@ -36,4 +39,12 @@ export function limitExportsPerKey(app: FastifyInstance, max: number): void {
       else running.set(key, left);
     });
   });
+}
+
+function isApiExport(request: FastifyRequest): boolean {
+  return (
+    request.method === "GET" &&
+    request.routeOptions.url === "/api/v1/reports" &&
+    prefersCsv(request.headers.accept)
+  );
 }

@@ -5,6 +5,7 @@ import { readScope } from "../../domain/caller.js";
 import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { exampleReportPage, exampleV1Record, exampleV2Record } from "../../schemas/examples.js";
+import { idempotencyKeySchema } from "../../schemas/idempotency.js";
 import { listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
 import {
   MAX_V1_BATCH,
@@ -17,26 +18,30 @@ import {
   v2RecordSchema,
 } from "../../schemas/report.js";
 import type { Services } from "../../services/index.js";
+import { hashBodyOfKeyedRequest, idempotencyOf, sendIdempotent } from "../idempotency.js";
 import { prefersCsv } from "../negotiate.js";
 import {
   authenticatedErrors,
   bodyErrors,
   errorResponses,
+  idempotencyErrors,
   queryErrors,
 } from "../openapi-responses.js";
 import { REPORT_CSV_COLUMNS, reportCsvStream, reportCsvText } from "../report-csv.js";
+import { submissionFeedback, submissionLogged, submissionOf } from "../submission-feedback.js";
 
 const submission = {
   1: { record: v1RecordSchema, max: MAX_V1_BATCH, example: exampleV1Record },
   2: { record: v2RecordSchema, max: MAX_V2_BATCH, example: exampleV2Record },
 };
 
-const dryRunHeaders = z.object({
+const submissionHeaders = z.object({
   "x-dry-run": z.enum(["true", "false"]).optional().meta({
     description:
       "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
     example: "true",
   }),
+  "idempotency-key": idempotencyKeySchema.optional(),
 });
 
 function submissionSchema(version: SchemaVersion) {
@@ -49,7 +54,7 @@ function submissionSchema(version: SchemaVersion) {
     tags: ["reports"],
     // Documented here, checked by the service: every problem of a batch comes back at once,
     // in record order, with the specified texts (see zod-validation.ts).
-    headers: dryRunHeaders,
+    headers: submissionHeaders,
     body: submissionBodySchema(record, max).meta({ examples: [{ data: [example] }] }),
     response: {
       201: submissionResultSchema.meta({
@@ -58,6 +63,7 @@ function submissionSchema(version: SchemaVersion) {
       }),
       ...bodyErrors,
       403: errorResponses[403],
+      ...idempotencyErrors,
       ...authenticatedErrors,
     },
   };
@@ -99,19 +105,29 @@ export function reportRoutes(services: Services) {
     for (const version of [1, 2] as SchemaVersion[]) {
       app.post(
         `/api/v${version}/report`,
+        // After authentication (the instance's hook), before the body is read or checked:
+        // a project or operator key gets its 403 whatever it sends, dry run or not.
         {
           schema: submissionSchema(version),
-          // After authentication (the instance's hook), before the body is read or checked:
-          // a project or operator key gets its 403 whatever it sends, dry run or not.
-          onRequest: async (request) => services.assertMaySubmit(request.caller),
+          ...submissionFeedback(services, version),
+          preParsing: hashBodyOfKeyedRequest,
         },
         async (request, reply) => {
           const dryRun = dryRunOf(request.headers["x-dry-run"]);
-          const result = await services.submitReports(request.caller, {
-            version,
-            body: request.body,
-            dryRun,
-          });
+          const submitted = { version, body: request.body, dryRun, ...submissionOf(request) };
+          const idempotency = idempotencyOf(request, reply, submitted);
+          if (idempotency !== undefined) {
+            const answer = await services.submitReportsIdempotently(
+              request.caller,
+              submitted,
+              idempotency,
+            );
+            // A replay names the submission that was kept (its stored header), no new one.
+            if (!answer.replayed) submissionLogged(request);
+            return sendIdempotent(reply, answer);
+          }
+          const result = await services.submitReports(request.caller, submitted);
+          submissionLogged(request);
           return reply.code(201).send(result);
         },
       );

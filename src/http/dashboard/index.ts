@@ -1,0 +1,76 @@
+import cookie from "@fastify/cookie";
+import formbody from "@fastify/formbody";
+import type { FastifyInstance } from "fastify";
+import type { HttpConfig } from "../../config.js";
+import type { Services } from "../../services/index.js";
+import { assetRoutes } from "./assets.js";
+import { dashboardErrorHandler, sendErrorPage } from "./error-page.js";
+import type { DashboardPage, DashboardRequestState, NavEntry } from "./page.js";
+import { DASHBOARD_PAGES } from "./pages/index.js";
+import { clearSessionCookie, cookiePolicy, requireSession } from "./session.js";
+import { signInRoutes } from "./sign-in.js";
+
+/** Scripts, styles and images from this server only; no inline script; no framing. */
+export const DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "base-uri 'none'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+].join("; ");
+
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * The dashboard under `/app` (register with `prefix: "/app"`): HTML pages rendered on the
+ * server from the same services as the API, behind a session opened with an API key. Kept out
+ * of the OpenAPI document (every route is hidden): it is not part of the API.
+ */
+export function dashboardRoutes(services: Services, http: HttpConfig) {
+  return async (app: FastifyInstance) => {
+    app.decorateRequest("dashboard", null as unknown as DashboardRequestState);
+    // Forms only here: the API keeps answering 415 to anything but JSON.
+    await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+    await app.register(cookie);
+    app.setErrorHandler(dashboardErrorHandler);
+    app.setNotFoundHandler((request, reply) =>
+      sendErrorPage(request, reply, 404, [`There is no page ${request.url.split("?")[0]}.`]),
+    );
+    app.addHook("onRequest", async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+      reply.header("content-security-policy", DASHBOARD_CONTENT_SECURITY_POLICY);
+      reply.header("x-frame-options", "DENY");
+      reply.header("referrer-policy", "same-origin");
+    });
+    const policy = cookiePolicy(http.publicUrl);
+    const nav: NavEntry[] = DASHBOARD_PAGES.flatMap((page) => page.nav ?? []);
+    assetRoutes(app);
+    signInRoutes(app, { services, policy, nav, failuresPerMinute: http.authFailuresPerMinute });
+    await app.register(async (signedIn) => {
+      requireSession(signedIn, { services, policy, nav });
+      signedIn.post("/sign-out", { schema: { hide: true } }, async (request, reply) => {
+        const token = request.cookies[policy.name];
+        if (token !== undefined) await services.dashboardSessions.signOut(token);
+        clearSessionCookie(reply, policy);
+        return reply.redirect("/app", 303);
+      });
+      for (const page of DASHBOARD_PAGES) await signedIn.register(pageScope(page, services, http));
+    });
+  };
+}
+
+/** A page's routes, for the caller kinds it names (another kind gets a 403 page). */
+function pageScope(page: DashboardPage, services: Services, http: HttpConfig) {
+  return async (scope: FastifyInstance) => {
+    scope.addHook("preHandler", async (request, reply) => {
+      if (!page.kinds.includes(request.dashboard.caller.kind)) {
+        return sendErrorPage(request, reply, 403, ["This page is not available to your API key."]);
+      }
+    });
+    await page.routes(scope, services, http);
+  };
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { HttpConfig } from "../../config.js";
+import type { Caller, OrganizationKind } from "../../domain/caller.js";
+import type { Services } from "../../services/index.js";
+import type { Html } from "./html.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set in the dashboard's signed-in scope only. */
+    dashboard: DashboardRequestState;
+  }
+}
+
+/** A link of the navigation, shown to the caller kinds listed. */
+export type NavEntry = { path: string; label: string; kinds: readonly OrganizationKind[] };
+
+/** What the signed-in scope knows of a request (set before any page handler runs). */
+export type DashboardRequestState = {
+  caller: Caller;
+  csrfToken: string;
+  /** The organization's display name. */
+  organizationName: string;
+  nav: readonly NavEntry[];
+};
+
+/**
+ * One page (or group of pages) of the dashboard. `routes` registers its GET routes (paths
+ * under `/app/`) in a scope of its own, reached only by the `kinds` listed (another kind gets
+ * 403) and only when signed in: `request.dashboard` holds the caller and the CSRF token.
+ * Render with `sendPage` (layout.ts). Add a page by listing it in `pages/index.ts`.
+ */
+export type DashboardPage = {
+  kinds: readonly OrganizationKind[];
+  nav?: readonly NavEntry[];
+  routes: (app: FastifyInstance, services: Services, http: HttpConfig) => void | Promise<void>;
+};
+
+export type PageContent = {
+  title: string;
+  body: Html;
+  /** The path of the navigation entry to mark as current (default: the request's path). */
+  current?: string;
+  status?: number;
+};

@@ -1,0 +1,23 @@
+/**
+ * A GET form's query as the API's schemas expect it: a field left empty is absent (a form
+ * sends `dateGte=` for an empty date), and a repeated parameter keeps its first value.
+ */
+export function formQuery(query: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof query !== "object" || query === null) return out;
+  for (const [name, value] of Object.entries(query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === "string" && first.trim() !== "") out[name] = first.trim();
+  }
+  return out;
+}
+
+/** `?a=1&b=2` of the given values (empty ones left out), for links that keep a page's filters. */
+export function queryString(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== "") search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}

@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Services } from "../../../services/index.js";
+import { html } from "../html.js";
+import { sendPage } from "../layout.js";
+import { chartFigure } from "../views/chart.js";
+import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
+import { chartScripts, pageStyles } from "../views/own-assets.js";
+import { marketParams, paramsOf, trail } from "./page-parts.js";
+
+const MARKET_PRESETS = [
+  { days: 30, label: "30 days" },
+  { days: 90, label: "90 days" },
+  { days: 366, label: "1 year" },
+  { days: 731, label: "2 years" },
+] as const;
+
+/**
+ * `GET /app/coins/:baseCoinId/:organizationId/markets/:exchangeId/:quote/:instrumentType`: a
+ * market's depth per band and spread over time, thresholds as dashed lines (issue 14).
+ */
+export async function sendMarketPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  pages: Services["dashboardPages"],
+) {
+  const key = paramsOf(marketParams, request);
+  const page = await pages.market(request.dashboard.caller, key, rangeOf(request.query));
+  const body = html`${pageStyles()}${chartScripts()}${trail(request, key)}
+<p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${page.dates.length} days reported. Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
+${rangeForm(marketPath(key), page, MARKET_PRESETS)}
+${page.dates.length === 0 ? html`<p class="placeholder">No report in this range.</p>` : ""}
+<div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>`;
+  return sendPage(request, reply, {
+    title: `${page.market.baseCoinId} on ${marketName(key)}`,
+    body,
+    current: "",
+  });
+}

@@ -1,0 +1,49 @@
+import type { FastifyRequest } from "fastify";
+import { z } from "zod";
+import { NotFoundError } from "../../../domain/errors.js";
+import { INSTRUMENT_TYPES } from "../../../domain/report.js";
+import { type Html, html } from "../html.js";
+import { coinPath, makerPath } from "../views/market-links.js";
+
+export const RANGE_PRESETS = [
+  { days: 7, label: "7 days" },
+  { days: 30, label: "30 days" },
+  { days: 90, label: "90 days" },
+  { days: 366, label: "1 year" },
+] as const;
+
+const id = z.string().min(1).max(200);
+export const makerParams = z.object({ baseCoinId: id, organizationId: id });
+export const marketParams = makerParams.extend({
+  exchangeId: id,
+  quote: id,
+  instrumentType: z.enum(INSTRUMENT_TYPES),
+});
+
+/** Route parameters no page can have are a 404, as any page outside the caller's scope. */
+export function paramsOf<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
+  const parsed = schema.safeParse(request.params);
+  if (!parsed.success) throw new NotFoundError("Not found");
+  return parsed.data;
+}
+
+/** Where a page sits: under the project's and operator's coins, or the market maker's markets. */
+export function trail(
+  request: FastifyRequest,
+  key: { baseCoinId: string; organizationId?: string },
+): Html {
+  const own = request.dashboard.caller.kind === "market_maker";
+  const crumbs = own
+    ? [html`<a href="/app/markets">Markets</a>`]
+    : [
+        html`<a href="/app/coins">Coins</a>`,
+        html`<a href="${coinPath(key.baseCoinId)}">${key.baseCoinId}</a>`,
+      ];
+  if (key.organizationId !== undefined) {
+    const maker = { baseCoinId: key.baseCoinId, organizationId: key.organizationId };
+    crumbs.push(
+      html`<a href="${makerPath(maker)}">${own ? key.baseCoinId : key.organizationId}</a>`,
+    );
+  }
+  return html`<nav aria-label="Breadcrumb" class="trail"><ol>${crumbs.map((c) => html`<li>${c}</li>`)}</ol></nav>`;
+}

@@ -1,0 +1,91 @@
+import type { z } from "zod";
+import type { ListQuery, reportPageSchema } from "../../../schemas/list-query.js";
+import { type Html, html } from "../html.js";
+import { queryString } from "./form-query.js";
+
+export type ReportPage = z.infer<typeof reportPageSchema>;
+type Item = ReportPage["items"][number];
+
+export type FilterChoices = {
+  coins: { id: string; label: string }[];
+  exchanges: { id: string; label: string }[];
+  /** Market makers to filter by (project and operator keys); empty for a market maker. */
+  organizations: { id: string; label: string }[];
+};
+
+export const DASHBOARD_PAGE_SIZE = 50;
+const PAGE_SIZES = [25, 50, 100, 500];
+
+function select(
+  name: string,
+  label: string,
+  choices: { id: string; label: string }[],
+  current: string | undefined,
+): Html {
+  return html`<label>${label}<select name="${name}">
+<option value="">All</option>
+${choices.map((c) => html`<option value="${c.id}"${c.id === current ? html` selected` : ""}>${c.label}</option>`)}
+</select></label>`;
+}
+
+function filterForm(query: ListQuery, choices: FilterChoices): Html {
+  const pageSize = query.pageSize ?? DASHBOARD_PAGE_SIZE;
+  return html`<form method="get" action="/app/reports" class="filters" aria-label="Filters">
+${choices.organizations.length > 0 ? select("organizationId", "Market maker", choices.organizations, query.organizationId) : ""}
+${select("baseCoinId", "Base coin", choices.coins, query.baseCoinId)}
+${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
+<label>From<input type="date" name="dateGte" value="${query.dateGte ?? ""}"></label>
+<label>To<input type="date" name="dateLte" value="${query.dateLte ?? ""}"></label>
+<label>Per page<select name="pageSize">${PAGE_SIZES.map((n) => html`<option value="${n}"${n === pageSize ? html` selected` : ""}>${n}</option>`)}</select></label>
+<button type="submit">Apply</button>
+<a href="/app/reports">Clear</a>
+</form>`;
+}
+
+const number = (value: number | null | undefined) =>
+  value === null || value === undefined ? "—" : value.toLocaleString("en-US");
+
+function row(item: Item, withOrganization: boolean): Html {
+  return html`<tr>
+${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
+<td>${item.date}</td><td>${item.exchangeName}</td><td>${item.baseCoinSymbol}</td>
+<td>${item.quoteCoinId ?? item.quoteCoinSymbol ?? ""}</td>
+<td class="num">${number(item.bidDepth200)}</td><td class="num">${number(item.askDepth200)}</td>
+<td class="num">${number(item.bidAskSpread)}</td><td class="num">${number(item.topOfBookPercentage)}</td>
+<td>${item.eligibilityReason ?? "eligible"}</td>
+</tr>`;
+}
+
+function table(page: ReportPage, withOrganization: boolean): Html {
+  const head = [...(withOrganization ? ["Market maker"] : []), "Date", "Exchange", "Base", "Quote"];
+  const numeric = ["Bid depth ±2%", "Ask depth ±2%", "Spread %", "Top of book %"];
+  return html`<div class="table-wrap" tabindex="0"><table id="reports">
+<caption>Reports (${page.totalCount} matching)</caption>
+<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th></tr></thead>
+<tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>
+</table></div>`;
+}
+
+function pager(query: ListQuery, page: ReportPage): Html {
+  const link = (n: number, label: string, rel: string) =>
+    html`<a rel="${rel}" href="/app/reports${queryString({ ...query, page: n })}">${label}</a>`;
+  return html`<nav class="pager" aria-label="Pages">
+${page.page > 1 ? link(page.page - 1, "Previous page", "prev") : ""}
+<span>Page ${page.page} of ${Math.max(page.totalPages, 1)}</span>
+${page.page < page.totalPages ? link(page.page + 1, "Next page", "next") : ""}
+</nav>`;
+}
+
+/** The reports page: filters, the CSV link (every matching report), the table, the pager. */
+export function reportsBody(
+  query: ListQuery,
+  page: ReportPage,
+  choices: FilterChoices,
+  withOrganization: boolean,
+): Html {
+  const { page: _page, pageSize: _size, ...filters } = query;
+  return html`${filterForm(query, choices)}
+<p><a class="button" href="/app/reports.csv${queryString(filters)}" download>Download CSV</a> <span class="note">every report matching the filters (${page.totalCount}), as the API's export</span></p>
+${page.items.length === 0 ? html`<p class="note">No report matches these filters.</p>` : table(page, withOrganization)}
+${pager({ ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE }, page)}`;
+}

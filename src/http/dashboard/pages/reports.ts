@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { HttpConfig } from "../../../config.js";
+import type { Caller } from "../../../domain/caller.js";
+import { readScope } from "../../../domain/caller.js";
+import { ValidationError } from "../../../domain/errors.js";
+import { type ListQuery, listQuerySchema } from "../../../schemas/list-query.js";
+import { problemsOf } from "../../../schemas/problems.js";
+import type { Services } from "../../../services/index.js";
+import { limitExportsPerKey } from "../../abuse/exports.js";
+import { reportCsvStream } from "../../report-csv.js";
+import { sendPage } from "../layout.js";
+import type { DashboardPage } from "../page.js";
+import { formQuery } from "./form-query.js";
+import {
+  DASHBOARD_PAGE_SIZE,
+  type FilterChoices,
+  type ReportPage,
+  reportsBody,
+} from "./reports-view.js";
+
+/** The listing query of a form, checked by the API's own schema (same 400 problems). */
+function listQueryOf(request: FastifyRequest): ListQuery {
+  const parsed = listQuerySchema.safeParse(formQuery(request.query));
+  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
+  return parsed.data;
+}
+
+/** The filters' choices: the coins and organizations of the caller's engagements, exchanges. */
+async function choicesFor(services: Services, caller: Caller): Promise<FilterChoices> {
+  const [projects, exchanges] = await Promise.all([
+    services.listProjects(caller),
+    services.listExchanges(),
+  ]);
+  const coins = new Map(projects.items.map((p) => [p.id, `${p.symbol} (${p.name})`]));
+  const organizations = new Map<string, string>();
+  for (const item of projects.items as { organizationId?: string; organizationName?: string }[]) {
+    if (item.organizationId !== undefined) {
+      organizations.set(item.organizationId, item.organizationName ?? item.organizationId);
+    }
+  }
+  const sorted = (m: Map<string, string>) =>
+    [...m].map(([id, label]) => ({ id, label })).sort((a, b) => a.label.localeCompare(b.label));
+  return {
+    coins: sorted(coins),
+    exchanges: exchanges.items.map((e) => ({ id: e.id, label: e.name })),
+    organizations: sorted(organizations),
+  };
+}
+
+/**
+ * The reports table (every caller kind: a project or operator key reads across market
+ * makers, as on the API), with the listing's filters and paging, and the CSV export of every
+ * matching report. Both call the listing services exactly as GET /api/v1/reports does.
+ */
+export const reportsPage: DashboardPage = {
+  kinds: ["market_maker", "project", "operator"],
+  nav: [{ path: "/app/reports", label: "Reports", kinds: ["market_maker", "project", "operator"] }],
+  routes(app: FastifyInstance, services: Services, http: HttpConfig) {
+    limitExportsPerKey(
+      app,
+      http.maxExportsPerKey,
+      (r) => r.routeOptions.url === "/app/reports.csv",
+    );
+    app.get("/reports", { schema: { hide: true } }, async (request, reply) => {
+      const { caller } = request.dashboard;
+      const query = listQueryOf(request);
+      const paged = { ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE };
+      const [json, choices] = await Promise.all([
+        services.listReportsJson(caller, paged),
+        choicesFor(services, caller),
+      ]);
+      const page = JSON.parse(json) as ReportPage;
+      const across = readScope(caller).kind !== "organization";
+      return sendPage(request, reply, {
+        title: "Reports",
+        body: reportsBody(query, page, choices, across),
+      });
+    });
+    app.get("/reports.csv", { schema: { hide: true } }, async (request, reply) => {
+      const { caller } = request.dashboard;
+      const chunks = services.exportReports(caller, listQueryOf(request));
+      const first = await services.guard(() => chunks.next());
+      return reply
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("content-disposition", 'attachment; filename="reports.csv"')
+        .send(reportCsvStream(first, chunks, readScope(caller).kind !== "organization"));
+    });
+  },
+};

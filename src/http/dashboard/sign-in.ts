@@ -1,0 +1,84 @@
+import type { FastifyInstance } from "fastify";
+import { AuthenticationError } from "../../domain/errors.js";
+import type { Services } from "../../services/index.js";
+import { addressBucket } from "../abuse/client-address.js";
+import { WindowCounter } from "../abuse/window-counter.js";
+import { type Html, html } from "./html.js";
+import { documentOf, sendHtml, sendPage } from "./layout.js";
+import type { NavEntry } from "./page.js";
+import {
+  type CookiePolicy,
+  clearSessionCookie,
+  foreignOrigin,
+  setSessionCookie,
+} from "./session.js";
+
+const MAX_KEY_LENGTH = 512;
+const MINUTE = 60_000;
+
+function signInPage(error?: string): Html {
+  const body = html`<p>Sign in with your organization's API key. It is sent once to open a session and is not kept by your browser.</p>
+${error === undefined ? "" : html`<p class="error" role="alert" id="sign-in-error">${error}</p>`}
+<form method="post" action="/app/sign-in" class="sign-in">
+<label for="key">API key</label>
+<input id="key" name="key" type="password" autocomplete="off" required maxlength="${MAX_KEY_LENGTH}"${error === undefined ? "" : html` aria-describedby="sign-in-error" aria-invalid="true"`}>
+<button type="submit">Sign in</button>
+</form>`;
+  return documentOf({ title: "Sign in", body });
+}
+
+/**
+ * `GET /app` (the sign-in form, or the caller's first page when signed in) and
+ * `POST /app/sign-in`. Failed sign-ins count against the address's budget of failed
+ * authentications, as on the API.
+ */
+export function signInRoutes(
+  app: FastifyInstance,
+  deps: {
+    services: Services;
+    policy: CookiePolicy;
+    nav: readonly NavEntry[];
+    failuresPerMinute: number;
+  },
+): void {
+  const failures = new WindowCounter(deps.failuresPerMinute, MINUTE);
+  app.get("/", { schema: { hide: true } }, async (request, reply) => {
+    const token = request.cookies[deps.policy.name];
+    const session =
+      token === undefined ? undefined : await deps.services.dashboardSessions.resume(token);
+    if (session === undefined) {
+      if (token !== undefined) clearSessionCookie(reply, deps.policy);
+      return sendHtml(reply, signInPage());
+    }
+    const home = deps.nav.find((entry) => entry.kinds.includes(session.caller.kind));
+    if (home !== undefined) return reply.redirect(home.path, 303);
+    request.dashboard = { ...session, nav: deps.nav };
+    return sendPage(request, reply, { title: "Dashboard", body: html`<p>No pages yet.</p>` });
+  });
+
+  app.post("/sign-in", { schema: { hide: true } }, async (request, reply) => {
+    if (foreignOrigin(request, deps.policy))
+      return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
+    const address = addressBucket(request.ip);
+    if (failures.exhaustedUntil(address, Date.now()) !== undefined) {
+      return sendHtml(
+        reply.code(429),
+        signInPage("Too many failed sign-ins from your address; wait a minute."),
+      );
+    }
+    const body = request.body as Record<string, unknown> | undefined;
+    const key = typeof body?.key === "string" ? body.key.trim() : "";
+    if (key === "" || key.length > MAX_KEY_LENGTH) {
+      return sendHtml(reply.code(400), signInPage("Enter an API key."));
+    }
+    try {
+      const { token } = await deps.services.dashboardSessions.signIn(key);
+      setSessionCookie(reply, deps.policy, token);
+      return reply.redirect("/app", 303);
+    } catch (error) {
+      if (!(error instanceof AuthenticationError)) throw error;
+      failures.hit(address, Date.now());
+      return sendHtml(reply.code(401), signInPage(error.message));
+    }
+  });
+}

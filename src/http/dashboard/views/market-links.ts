@@ -1,0 +1,59 @@
+import type { z } from "zod";
+import { addDays } from "../../../domain/dates.js";
+import { ValidationError } from "../../../domain/errors.js";
+import { problemsOf } from "../../../schemas/problems.js";
+import { scorecardQuerySchema } from "../../../schemas/scorecards.js";
+import { zod3Messages } from "../../../schemas/zod-messages.js";
+import type { MarketKey } from "../../../services/dashboard-market.js";
+import { type Html, html } from "../html.js";
+import { formQuery } from "../pages/form-query.js";
+
+const segment = (value: string) => encodeURIComponent(value);
+
+/** Where the coin, market maker, calendar and market pages live (one place builds them). */
+export const coinPath = (baseCoinId: string) => `/app/coins/${segment(baseCoinId)}`;
+export const makerPath = (key: { organizationId: string; baseCoinId: string }) =>
+  `${coinPath(key.baseCoinId)}/${segment(key.organizationId)}`;
+export const calendarPath = (key: { organizationId: string; baseCoinId: string }) =>
+  `${makerPath(key)}/calendar`;
+export const marketPath = (m: MarketKey) =>
+  `${makerPath(m)}/markets/${segment(m.exchangeId)}/${segment(m.quote)}/${segment(m.instrumentType)}`;
+
+const rangeQuerySchema = scorecardQuerySchema.pick({ dateGte: true, dateLte: true });
+export type RangeQuery = z.infer<typeof rangeQuerySchema>;
+
+/** The `dateGte`/`dateLte` of a page's query (as a form sends it); a bad date is a 400 page. */
+export function rangeOf(query: unknown): RangeQuery {
+  const parsed = rangeQuerySchema.safeParse(formQuery(query), zod3Messages);
+  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
+  return parsed.data;
+}
+
+/** Days shown by each preset link, and the form to choose any range (both ends included). */
+export function rangeForm(
+  path: string,
+  range: { dateGte: string; dateLte: string },
+  presets: readonly { days: number; label: string }[],
+): Html {
+  const links = presets.map(
+    ({ days, label }) =>
+      html`<li><a href="${path}?dateGte=${addDays(range.dateLte, -(days - 1))}&amp;dateLte=${range.dateLte}">${label}</a></li>`,
+  );
+  return html`<form class="filters" method="get" action="${path}">
+<label>From <input type="date" name="dateGte" value="${range.dateGte}"></label>
+<label>To <input type="date" name="dateLte" value="${range.dateLte}"></label>
+<button type="submit">Show</button>
+</form>
+<nav aria-label="Ranges ending ${range.dateLte}"><ul class="presets">${links}</ul></nav>`;
+}
+
+/** A number as the reports hold it (no rounding: the tables show the exact figures). */
+export const figure = (value: number | null | undefined) =>
+  value === null || value === undefined ? "–" : String(value);
+
+/** compliance (0..1) as a percentage with up to two decimals. */
+export const percent = (value: number | null) =>
+  value === null ? "–" : `${Math.round(value * 10_000) / 100} %`;
+
+export const marketName = (m: { exchangeId: string; quote: string; instrumentType: string }) =>
+  `${m.exchangeId} · ${m.quote} · ${m.instrumentType}`;

@@ -1,0 +1,129 @@
+import { type Caller, readScope } from "../domain/caller.js";
+import type { KpiName, Kpis, ObligationMarket } from "../domain/obligation.js";
+import type { Metric } from "../domain/report.js";
+import type { ReportCsvItem } from "../schemas/report.js";
+import type { ObligationStore, StoredObligation } from "../store/obligation-store.js";
+import { engagedMakerName } from "./dashboard-scope.js";
+import { exportReports, type ListDeps } from "./list-reports.js";
+import { scorecardRange } from "./scorecards.js";
+
+/** A market page covers 90 days unless asked, and at most two years (both ends included). */
+export const MARKET_PAGE_DAYS = { defaultDays: 90, maxDays: 731 };
+
+/** One market maker's market: what an obligation names, with the organization and coin. */
+export type MarketKey = { organizationId: string; baseCoinId: string } & ObligationMarket;
+
+/** One line of a chart: a reported metric, or an obligation's threshold (null: none set). */
+export type ChartSeries = { label: string; threshold: boolean; values: (number | null)[] };
+export type Chart = { id: string; title: string; unit: "USD" | "%"; series: ChartSeries[] };
+
+export type MarketPage = {
+  market: MarketKey & { organizationName: string };
+  dateGte: string;
+  dateLte: string;
+  /** The days with a report, ascending: the x values of every chart. */
+  dates: string[];
+  charts: Chart[];
+};
+
+const BANDS = [
+  { band: "Tob", title: "top of book" },
+  { band: "10", title: "10 bps" },
+  { band: "25", title: "25 bps" },
+  { band: "50", title: "50 bps" },
+  { band: "100", title: "100 bps" },
+  { band: "200", title: "200 bps" },
+] as const;
+
+type Deps = ListDeps & { obligations: ObligationStore };
+
+/**
+ * A market page (issue 14): the market's reports over the range, read through the listing
+ * (the caller's own reports, or a project's or operator's scoped ones), drawn as depth per
+ * band (bid and ask) and spread, with the thresholds of the obligation periods naming the
+ * market as lines (null on days no period holds). Outside the caller's scope: not found.
+ */
+export async function marketPage(
+  deps: Deps,
+  caller: Caller,
+  market: MarketKey,
+  query: { dateGte?: string; dateLte?: string },
+): Promise<MarketPage> {
+  const organizationName = await engagedMakerName(deps, caller, market, "Market not found");
+  const range = scorecardRange(query, deps.now(), MARKET_PAGE_DAYS);
+  const [reports, periods] = await Promise.all([
+    marketReports(deps, caller, market, range),
+    deps.obligations.list(readScope(caller), {
+      organizationId: market.organizationId,
+      baseCoinId: market.baseCoinId,
+    }),
+  ]);
+  const kpis = reports.map((r) => kpisOn(periods, market, r.date));
+  return {
+    market: { ...market, organizationName },
+    ...range,
+    dates: reports.map((r) => r.date),
+    charts: chartsOf(reports, kpis),
+  };
+}
+
+async function marketReports(
+  deps: ListDeps,
+  caller: Caller,
+  market: MarketKey,
+  range: { dateGte: string; dateLte: string },
+): Promise<ReportCsvItem[]> {
+  const chunks: ReportCsvItem[][] = [];
+  for await (const chunk of exportReports(deps, caller, { ...market, ...range })) {
+    chunks.push(chunk);
+  }
+  // The listing runs newest first; charts run left to right.
+  return chunks.flat().reverse();
+}
+
+/** The KPIs of the period holding `date` that names the market ({} when none does). */
+function kpisOn(periods: StoredObligation[], market: MarketKey, date: string): Kpis {
+  const period = periods.find(
+    (p) =>
+      p.since <= date &&
+      (p.until === null || date <= p.until) &&
+      p.markets.some(
+        (m) =>
+          m.exchangeId === market.exchangeId &&
+          m.quote === market.quote &&
+          m.instrumentType === market.instrumentType,
+      ),
+  );
+  return period?.kpis ?? {};
+}
+
+function chartsOf(reports: ReportCsvItem[], kpis: Kpis[]): Chart[] {
+  const metric = (m: Metric) => reports.map((r) => (r[m] as number | null | undefined) ?? null);
+  const threshold = (k: KpiName) => kpis.map((p) => p[k] ?? null);
+  // A threshold no day sets is no line at all.
+  const lines = (series: ChartSeries[]) =>
+    series.filter((s) => !s.threshold || s.values.some((v) => v !== null));
+  const depth = BANDS.map(
+    ({ band, title }): Chart => ({
+      id: `depth-${band.toLowerCase()}`,
+      title: `Depth at ${title}`,
+      unit: "USD",
+      series: lines([
+        { label: "Bid depth", threshold: false, values: metric(`bidDepth${band}`) },
+        { label: "Ask depth", threshold: false, values: metric(`askDepth${band}`) },
+        { label: "Minimum bid depth", threshold: true, values: threshold(`minBidDepth${band}`) },
+        { label: "Minimum ask depth", threshold: true, values: threshold(`minAskDepth${band}`) },
+      ]),
+    }),
+  );
+  const spread: Chart = {
+    id: "spread",
+    title: "Bid-ask spread",
+    unit: "%",
+    series: lines([
+      { label: "Spread", threshold: false, values: metric("bidAskSpread") },
+      { label: "Maximum spread", threshold: true, values: threshold("maxBidAskSpread") },
+    ]),
+  };
+  return [...depth, spread];
+}

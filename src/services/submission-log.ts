@@ -1,0 +1,169 @@
+import type { Caller } from "../domain/caller.js";
+import { addDays, utcDate } from "../domain/dates.js";
+import { NotFoundError, type Problem } from "../domain/errors.js";
+import { fallbackCode, type ProblemCode, problemField } from "../domain/problem-codes.js";
+import type { SchemaVersion } from "../domain/report.js";
+import {
+  DEFAULT_SUBMISSIONS_PAGE_SIZE,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_STORED_MESSAGE_LENGTH,
+  MAX_STORED_PROBLEMS,
+  type SubmissionDetail,
+  type SubmissionPage,
+  type SubmissionsQuery,
+} from "../schemas/submissions.js";
+import type { Stores } from "../store/stores.js";
+import type { SubmissionRow } from "../store/submission-store.js";
+
+export type SubmissionLogDeps = { stores: Stores; now: () => Date };
+
+/** A request to a submission endpoint that was refused after authentication. */
+export type Rejection = {
+  submissionId: string;
+  version: SchemaVersion;
+  dryRun: boolean;
+  recordCount: number;
+  idempotencyKey: string | null;
+  problems: Problem[];
+};
+
+/**
+ * Logs a rejected submission: the problems it answered (the first MAX_STORED_PROBLEMS, and all
+ * of them counted by code and field), nothing of its records. A real (not dry-run) rejection
+ * also raises `submission.rejected` for the market maker's webhooks, in the same transaction.
+ */
+export async function recordRejection(
+  deps: SubmissionLogDeps,
+  caller: Caller,
+  rejection: Rejection,
+): Promise<void> {
+  const receivedAt = deps.now();
+  const coded = rejection.problems.map((p) => ({
+    path: p.path ?? null,
+    message:
+      p.message.length > MAX_STORED_MESSAGE_LENGTH
+        ? `${p.message.slice(0, MAX_STORED_MESSAGE_LENGTH - 1)}…`
+        : p.message,
+    code: p.code ?? fallbackCode(p.path),
+  }));
+  const entry = {
+    id: rejection.submissionId,
+    organizationId: caller.organizationId,
+    apiKeyId: caller.apiKeyId,
+    schemaVersion: rejection.version,
+    dryRun: rejection.dryRun,
+    receivedAt,
+    recordCount: rejection.recordCount,
+    idempotencyKey: rejection.idempotencyKey,
+    problemCount: coded.length,
+    problems: coded.slice(0, MAX_STORED_PROBLEMS),
+    counts: countByCodeAndField(coded),
+  };
+  await deps.stores.transaction(async (stores) => {
+    await stores.submissions.recordRejected(entry);
+    if (rejection.dryRun) return;
+    await stores.webhookEvents.publish(
+      [
+        {
+          type: "submission.rejected",
+          data: {
+            submissionId: entry.id,
+            apiVersion: entry.schemaVersion,
+            recordCount: entry.recordCount,
+            problemCount: entry.problemCount,
+          },
+          organizationId: caller.organizationId,
+          baseCoinId: null,
+          occurredAt: receivedAt,
+          dedupKey: entry.id,
+        },
+      ],
+      receivedAt,
+    );
+  });
+}
+
+function countByCodeAndField(problems: { path: string | null; code: ProblemCode }[]) {
+  const counts = new Map<string, { code: ProblemCode; field: string; n: number }>();
+  for (const p of problems) {
+    const field = problemField(p.path ?? undefined);
+    const key = `${p.code}\u0000${field}`;
+    const count = counts.get(key);
+    if (count === undefined) counts.set(key, { code: p.code, field, n: 1 });
+    else count.n++;
+  }
+  return [...counts.values()];
+}
+
+/** The request's Idempotency-Key as the log keeps it: 1 to 255 printable ASCII, else null. */
+export function loggedIdempotencyKey(header: string | string[] | undefined): string | null {
+  if (typeof header !== "string") return null;
+  return header.length <= MAX_IDEMPOTENCY_KEY_LENGTH && /^[\x20-\x7e]+$/.test(header)
+    ? header
+    : null;
+}
+
+/** GET /api/v1/submissions: the caller organization's log, newest first. */
+export async function listSubmissions(
+  deps: SubmissionLogDeps,
+  caller: Caller,
+  query: SubmissionsQuery,
+): Promise<SubmissionPage> {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? DEFAULT_SUBMISSIONS_PAGE_SIZE;
+  const { totalCount, items } = await deps.stores.submissions.list({
+    organizationId: caller.organizationId,
+    from: query.dateGte === undefined ? undefined : startOfDay(query.dateGte),
+    before: query.dateLte === undefined ? undefined : startOfDay(addDays(query.dateLte, 1)),
+    status: query.status,
+    limit: pageSize,
+    offset: (page - 1) * pageSize,
+  });
+  return {
+    page,
+    totalPages: Math.ceil(totalCount / pageSize),
+    totalCount,
+    items: items.map(itemOf),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GET /api/v1/submissions/{id}: another organization's id is as unknown as a made-up one. */
+export async function getSubmission(
+  deps: SubmissionLogDeps,
+  caller: Caller,
+  id: string,
+): Promise<SubmissionDetail> {
+  const found = UUID.test(id)
+    ? await deps.stores.submissions.get(caller.organizationId, id.toLowerCase())
+    : undefined;
+  if (found === undefined) throw new NotFoundError("Submission not found");
+  return { ...itemOf(found), problems: found.problems as SubmissionDetail["problems"] };
+}
+
+/**
+ * Deletes the log rows (and their problems) received more than `days` days ago, in batches of
+ * `batchSize` short statements so that ingest never waits on it. Returns how many went.
+ */
+export async function purgeSubmissions(
+  deps: SubmissionLogDeps,
+  options: { days: number; batchSize?: number },
+): Promise<{ purged: number; before: string }> {
+  const before = startOfDay(addDays(utcDate(deps.now()), -options.days));
+  const batchSize = options.batchSize ?? PURGE_BATCH;
+  let purged = 0;
+  for (;;) {
+    const n = await deps.stores.submissions.purgeBefore(before, batchSize);
+    purged += n;
+    if (n < batchSize) return { purged, before: before.toISOString() };
+  }
+}
+
+const PURGE_BATCH = 500;
+
+const startOfDay = (date: string) => new Date(`${date}T00:00:00Z`);
+
+function itemOf(row: SubmissionRow) {
+  return { ...row, receivedAt: new Date(row.receivedAt).toISOString() };
+}

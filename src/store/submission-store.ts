@@ -1,0 +1,171 @@
+import { type Kysely, sql } from "kysely";
+import type { ProblemCode } from "../domain/problem-codes.js";
+import type { SchemaVersion } from "../domain/report.js";
+import { textArrayLiteral } from "./pg-arrays.js";
+import type { Tables } from "./tables.js";
+
+/** A rejected submission as logged: its problems already capped, their exact count beside. */
+export type RejectedSubmission = {
+  id: string;
+  organizationId: string;
+  apiKeyId: string | null;
+  schemaVersion: SchemaVersion;
+  dryRun: boolean;
+  receivedAt: Date;
+  recordCount: number;
+  idempotencyKey: string | null;
+  problemCount: number;
+  problems: { path: string | null; message: string; code: ProblemCode }[];
+  /** Every problem (not only the stored ones) counted by code and field. */
+  counts: { code: ProblemCode; field: string; n: number }[];
+};
+
+export type SubmissionRow = {
+  id: string;
+  receivedAt: Date;
+  apiVersion: SchemaVersion;
+  dryRun: boolean;
+  status: "accepted" | "rejected";
+  recordCount: number;
+  createdCount: number;
+  updatedCount: number;
+  problemCount: number;
+  keyPrefix: string | null;
+  idempotencyKey: string | null;
+};
+
+export type SubmissionFilter = {
+  organizationId: string;
+  /** Received at or after. */
+  from?: Date;
+  /** Received before. */
+  before?: Date;
+  status?: "accepted" | "rejected";
+  limit: number;
+  offset: number;
+};
+
+/** The submission log (CONTRACT section 5); accepted ones are written by the batch upsert. */
+export function createSubmissionStore(db: Kysely<Tables>) {
+  const filtered = (filter: SubmissionFilter) => {
+    let query = db
+      .selectFrom("submissions as s")
+      .where("s.organization_id", "=", filter.organizationId);
+    if (filter.from !== undefined) query = query.where("s.submitted_at", ">=", filter.from);
+    if (filter.before !== undefined) query = query.where("s.submitted_at", "<", filter.before);
+    if (filter.status !== undefined) query = query.where("s.status", "=", filter.status);
+    return query;
+  };
+  const rows = (filter: SubmissionFilter) =>
+    filtered(filter)
+      .leftJoin("api_keys as k", "k.id", "s.api_key_id")
+      .select([
+        "s.id",
+        "s.submitted_at as receivedAt",
+        "s.schema_version as apiVersion",
+        "s.dry_run as dryRun",
+        "s.status",
+        "s.record_count as recordCount",
+        "s.created_count as createdCount",
+        "s.updated_count as updatedCount",
+        "s.problem_count as problemCount",
+        "k.prefix as keyPrefix",
+        "s.idempotency_key as idempotencyKey",
+      ]);
+  return {
+    /**
+     * Logs a rejected submission, its stored problems and its problem counts in one statement
+     * (the caller's transaction also records its webhook event).
+     */
+    async recordRejected(entry: RejectedSubmission): Promise<void> {
+      const p = entry.problems;
+      const c = entry.counts;
+      await sql`
+        with submission as (
+          insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
+            record_count, created_count, updated_count, submitted_at, status, problem_count,
+            idempotency_key)
+          values (${entry.id}::uuid, ${entry.organizationId}, ${entry.apiKeyId}::uuid,
+            ${entry.schemaVersion}::smallint, ${entry.dryRun}, ${entry.recordCount}, 0, 0,
+            ${entry.receivedAt}::timestamptz, 'rejected', ${entry.problemCount},
+            ${entry.idempotencyKey})
+          returning id
+        ),
+        problems as (
+          insert into submission_problems (submission_id, ordinal, path, message, code)
+          select s.id, p.ordinal, p.path, p.message, p.code
+          from submission s, unnest(
+            ${textArrayLiteral(p.map((_, i) => String(i)))}::int[],
+            ${textArrayLiteral(p.map((x) => x.path))}::text[],
+            ${textArrayLiteral(p.map((x) => x.message))}::text[],
+            ${textArrayLiteral(p.map((x) => x.code))}::text[]) as p(ordinal, path, message, code)
+        ),
+        counts as (
+          insert into submission_problem_counts (submission_id, code, field, n)
+          select s.id, c.code, c.field, c.n
+          from submission s, unnest(
+            ${textArrayLiteral(c.map((x) => x.code))}::text[],
+            ${textArrayLiteral(c.map((x) => x.field))}::text[],
+            ${textArrayLiteral(c.map((x) => String(x.n)))}::int[]) as c(code, field, n)
+        )
+        select 1`.execute(db);
+    },
+
+    /** One page of an organization's log, newest first, and how many match in all. */
+    async list(filter: SubmissionFilter): Promise<{ totalCount: number; items: SubmissionRow[] }> {
+      const total = await filtered(filter)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirst();
+      const items = await rows(filter)
+        .orderBy("s.submitted_at", "desc")
+        .orderBy("s.id", "desc")
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .execute();
+      return { totalCount: Number(total?.n ?? 0), items: items.map(rowOf) };
+    },
+
+    /** One submission of the organization with its stored problems; undefined if none. */
+    async get(organizationId: string, id: string) {
+      const row = await rows({ organizationId, limit: 1, offset: 0 })
+        .where("s.id", "=", id)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const problems = await db
+        .selectFrom("submission_problems")
+        .select(["path", "message", "code"])
+        .where("submission_id", "=", id)
+        .orderBy("ordinal")
+        .execute();
+      return { ...rowOf(row), problems };
+    },
+
+    /**
+     * Deletes up to `limit` log rows received before `before` (problems cascade), oldest
+     * first; returns how many. Small batches: each is a short transaction beside ingest.
+     * Report versions keep their submission id (no foreign key): reports are never purged.
+     */
+    async purgeBefore(before: Date, limit: number): Promise<number> {
+      const result = await sql<{ n: number }>`
+        with gone as (
+          delete from submissions where id in (
+            select id from submissions where submitted_at < ${before}
+            order by submitted_at limit ${limit})
+          returning 1
+        )
+        select count(*)::int as n from gone`.execute(db);
+      return result.rows[0]?.n ?? 0;
+    },
+  };
+}
+
+export type SubmissionStore = ReturnType<typeof createSubmissionStore>;
+
+function rowOf<R extends { apiVersion: number; keyPrefix: string | null }>(row: R) {
+  return {
+    ...row,
+    apiVersion: row.apiVersion as SchemaVersion,
+    // Keys chosen by hand (fixture keys) keep no prefix (migration 005).
+    keyPrefix: row.keyPrefix === "" ? null : row.keyPrefix,
+  };
+}
