@@ -752,7 +752,7 @@ export interface components {
              * @description Versions of reports dated in the month, after the first, recorded after the day's deadline
              */
             correctionsAfterDeadline: number;
-            /** @description Stored versions with each data-quality flag (CONTRACT section 6); empty until quality flags exist */
+            /** @description Stored versions of reports dated in the month with each data-quality flag (CONTRACT section 6), as flagged when stored; flags no version has are left out */
             qualityFlags: {
                 [key: string]: number;
             };

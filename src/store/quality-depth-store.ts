@@ -4,6 +4,9 @@ import {
   EXCEEDS_PUBLIC_DEPTH_BIT,
   type MarketDay,
   type PublicDepthSnapshot,
+  QUALITY_FLAGS,
+  type QualityFlag,
+  qualityFlagBit,
 } from "../domain/quality.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
 import type { Tables } from "./tables.js";
@@ -74,6 +77,30 @@ export function createQualityDepthStore(
         quoteSymbol: row.quote_symbol,
         date: row.day,
       }));
+    },
+
+    /**
+     * How many stored versions of the organization's reports dated `dateGte`..`dateLte` carry
+     * each flag (as each version was flagged when stored); flags no version has are left out.
+     */
+    async versionFlagCounts(
+      organizationId: string,
+      dateGte: string,
+      dateLte: string,
+    ): Promise<Partial<Record<QualityFlag, number>>> {
+      const counts = QUALITY_FLAGS.map(
+        (flag, i) =>
+          `count(*) filter (where v.quality_flags & ${qualityFlagBit(flag)} <> 0)::int as f${i}`,
+      );
+      const r = await sql<Record<string, number>>`
+        select ${sql.raw(counts.join(", "))}
+        from reports r join report_versions v on v.report_id = r.id
+        where r.organization_id = ${organizationId}
+          and r.date between ${dateGte}::date and ${dateLte}::date`.execute(db);
+      const row = r.rows[0] ?? {};
+      return Object.fromEntries(
+        QUALITY_FLAGS.flatMap((flag, i) => ((row[`f${i}`] ?? 0) > 0 ? [[flag, row[`f${i}`]]] : [])),
+      );
     },
 
     /** The lowest and highest report id (undefined without reports). */
