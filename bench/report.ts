@@ -1,5 +1,6 @@
 import { dashboardLines } from "./dashboard.js";
 import { idempotencyLines } from "./idempotency.js";
+import { qualityLines } from "./quality.js";
 import type {
   BenchResults,
   IngestResults,
@@ -27,6 +28,7 @@ export function markdown(r: BenchResults): string {
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
   }
+  if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;
 }
 

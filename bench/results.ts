@@ -1,6 +1,7 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
+import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
 
 /** One ingest phase: throughput and per-batch latency. */
@@ -96,5 +97,7 @@ export type BenchResults = {
   machine: { cores: number; cpu: string | undefined; node: string };
   postgres?: TargetResults;
   pglite?: TargetResults;
+  /** bench/quality.ts (PostgreSQL only). */
+  postgresQuality?: QualityBenchResults;
   totalSeconds?: number;
 };

@@ -18,6 +18,7 @@ import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
+import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import type {
   BenchResults,
@@ -43,6 +44,8 @@ const parts = {
   listing: runs("listing"),
   webhooks: runs("webhooks"),
   idempotency: runs("idempotency"),
+  // The quality flags' recomputation (PostgreSQL only; see quality.ts).
+  quality: runs("quality"),
 };
 const BATCH = 300;
 const plan = quick
@@ -117,6 +120,11 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
   log(`\n# ${target}`);
   let ingest: IngestResults | undefined;
   let listing: ListingResults | undefined;
+  if (target === "postgres" && parts.quality) {
+    const qualityDb = await freshTarget(target, "quality");
+    results.postgresQuality = await qualitySuite(qualityDb.config, quick, log);
+    await qualityDb.drop();
+  }
   if (parts.ingest) {
     const ingestDb = await freshTarget(target, "ingest");
     ingest = await ingestSuite(ingestDb);

@@ -61,6 +61,8 @@ const environmentSchema = z.object({
     .string()
     .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
     .default("12:00"),
+  // How far reported ±2 % depth may exceed the public book before it is flagged (a share).
+  PUBLIC_DEPTH_TOLERANCE: z.coerce.number().min(0).max(100).default(0.1),
   // Notifications (CONTRACT section 7; README "Notifications").
   WEBHOOK_ALLOW_INSECURE: z.enum(["true", "false", ""]).default("false"),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
@@ -86,6 +88,8 @@ export type Config = {
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
+  /** `exceeds_public_depth` beyond public depth × (1 + this) (CONTRACT section 6). */
+  publicDepthTolerance: number;
   webhooks: WebhookConfig;
   webhookEventsPollMs: number;
   /** Days `submissions purge` keeps of the submission log. */
@@ -178,6 +182,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keyType: e.COINGECKO_KEY_TYPE,
     },
     reportDeadlineUtc: e.REPORT_DEADLINE_UTC,
+    publicDepthTolerance: e.PUBLIC_DEPTH_TOLERANCE,
     webhooks: {
       allowInsecure: e.WEBHOOK_ALLOW_INSECURE === "true",
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

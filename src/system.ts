@@ -37,7 +37,10 @@ export async function createSystem(
     options.database === undefined
       ? await openMigrated(config)
       : { database: options.database, applied: [] as string[] };
-  const stores = createStores(database.db, { parallelism: parallelismOf(config) });
+  const stores = createStores(database.db, {
+    parallelism: parallelismOf(config),
+    publicDepthTolerance: config.publicDepthTolerance,
+  });
   const now = options.now ?? (() => new Date());
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,

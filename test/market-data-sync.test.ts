@@ -15,6 +15,7 @@ import {
   type ReferenceMarket,
   syncMarketData,
 } from "../src/services/market-data-sync.js";
+import { depthSnapshotsOf } from "../src/services/quality-snapshots.js";
 
 // A stand-in for the CoinGecko API on 127.0.0.1, serving bodies shaped like recorded responses.
 
@@ -84,6 +85,24 @@ const ok =
   (body: unknown): Route =>
   () => ({ body });
 
+/**
+ * With depth=true, CoinGecko adds to each ticker the USD it costs to move the price 2 % up and
+ * down (numbers; null where it has no order book). Without it, the fields are absent.
+ */
+const withDepth =
+  (route: Route): Route =>
+  (query) => {
+    const reply = route(query);
+    if (query.get("depth") !== "true" || typeof reply !== "object") return reply;
+    const body = reply.body as { tickers: Record<string, unknown>[] };
+    const tickers = body.tickers.map((ticker, i) => ({
+      ...ticker,
+      cost_to_move_up_usd: i === 1 ? null : 250_000.5 + i,
+      cost_to_move_down_usd: i === 1 ? null : 240_000.25 + i,
+    }));
+    return { ...reply, body: { ...body, tickers } };
+  };
+
 function coinGeckoRoutes(): Record<string, Route> {
   const btcUsdt = fixture("binance-tickers-page-1-ticker.json");
   return {
@@ -92,12 +111,13 @@ function coinGeckoRoutes(): Record<string, Route> {
     "/derivatives/exchanges/list": ok(fixture("derivatives-exchanges-list.json")),
     // A full first page, then a short one. CoinGecko lists each pair once; repeating one ticker
     // keeps the page short to write and shows that the sync deduplicates markets.
-    "/exchanges/binance/tickers": (query) =>
+    "/exchanges/binance/tickers": withDepth((query) =>
       query.get("page") === "1"
         ? { body: { name: "Binance", tickers: Array.from({ length: 100 }, () => btcUsdt) } }
         : { body: fixture("binance-tickers-page-2.json") },
-    "/exchanges/kraken/tickers": ok(fixture("kraken-tickers.json")),
-    "/exchanges/bybit_spot/tickers": ok(fixture("bybit-spot-tickers.json")),
+    ),
+    "/exchanges/kraken/tickers": withDepth(ok(fixture("kraken-tickers.json"))),
+    "/exchanges/bybit_spot/tickers": withDepth(ok(fixture("bybit-spot-tickers.json"))),
     "/derivatives/exchanges/binance_futures": ok(fixture("binance-futures.json")),
     "/derivatives/exchanges/bybit": ok(fixture("bybit-futures.json")),
     "/derivatives/exchanges/deribit": ok(fixture("deribit.json")),
@@ -255,6 +275,7 @@ describe("syncMarketData", () => {
     ]);
     for (const request of tickerRequests) {
       expect(request.query.get("coin_ids")).toBe("bitcoin,ethereum");
+      expect(request.query.get("depth")).toBe("true");
     }
     const derivativeRequests = requests.filter((r) => r.path.startsWith("/derivatives/exchanges/"));
     expect(derivativeRequests.map((r) => [r.path, r.query.get("include_tickers")])).toEqual([
@@ -263,6 +284,41 @@ describe("syncMarketData", () => {
       ["/derivatives/exchanges/bybit", "unexpired"],
       ["/derivatives/exchanges/deribit", "unexpired"],
     ]);
+  });
+
+  it("reads the public 2 % depth of the spot markets, and tolerates its absence", async () => {
+    const { result } = await runSync();
+    const now = new Date("2025-03-10T09:00:00Z");
+    const snapshots = depthSnapshotsOf(result.spotTickers, result.markets, now);
+    const krakenUsd = snapshots.find((s) => s.exchangeId === "kraken" && s.quoteSymbol === "USD");
+    expect(krakenUsd).toEqual({
+      exchangeId: "kraken",
+      baseCoinId: "bitcoin",
+      instrumentType: "spot",
+      quoteSymbol: "USD",
+      quoteCoinId: null,
+      date: "2025-03-10",
+      takenAt: new Date("2025-03-10T08:02:00+00:00"),
+      costToMoveUpUsd: 250_000.5,
+      costToMoveDownUsd: 240_000.25,
+      bidAskSpreadPercentage: 0.010014,
+      volumeUsd: 119746500,
+      source: "coingecko",
+    });
+    // CoinGecko's null (no order book) is kept as absent; the other figures stay.
+    const krakenEur = snapshots.find((s) => s.exchangeId === "kraken" && s.quoteSymbol === "EUR");
+    expect(krakenEur).toMatchObject({ costToMoveUpUsd: null, volumeUsd: 119746500 });
+    // A client without depth=true (or an older plan) gets no cost fields: nothing fails.
+    const { baseUrl } = await startCoinGecko(coinGeckoRoutes());
+    const plain = await testClient(baseUrl).allExchangeTickers("kraken", { coinIds: ["bitcoin"] });
+    expect(plain[0]?.cost_to_move_up_usd).toBeUndefined();
+    expect(
+      depthSnapshotsOf(
+        plain.slice(0, 1).map((ticker) => ({ exchangeId: "kraken", ticker })),
+        result.markets,
+        now,
+      ),
+    ).toMatchObject([{ costToMoveUpUsd: null, costToMoveDownUsd: null }]);
   });
 
   it("reports progress up to the last step", async () => {

@@ -78,7 +78,8 @@ const ACME_OCTOBER = {
   reportsMissing: 1,
   reportsLate: 1,
   correctionsAfterDeadline: 1,
-  qualityFlags: {},
+  // The correction's bidDepth50 of 1: below its 25 bps band, and no longer half its total.
+  qualityFlags: { depth_not_monotonic: 1, total_depth_mismatch: 1 },
 };
 
 describe("GET /api/v1/report-card", () => {

@@ -84,6 +84,8 @@ describe("trading-reports scorecard", () => {
           daysMet: 1,
           compliance: 0.25,
           kpis: { minBidDepth200: { daysMet: 1, daysMissed: 1 } },
+          daysFlagged: 0,
+          medianDepthShare200: { bid: null, ask: null },
         },
       ],
     });
@@ -93,8 +95,8 @@ describe("trading-reports scorecard", () => {
     const { code, out } = await cli("scorecard", ...RANGE, "--csv");
     expect(code).toBe(0);
     expect(out.split("\n")).toEqual([
-      "dateGte,dateLte,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,daysDue,daysReported,daysMissing,daysLate,daysEligible,daysMet,compliance,minBidDepth200.daysMet,minBidDepth200.daysMissed",
-      "2026-03-01,2026-03-04,acme,Acme Market Making,chainlink,binance,tether,spot,4,2,2,0,2,1,0.25,1,1",
+      "dateGte,dateLte,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,daysDue,daysReported,daysMissing,daysLate,daysEligible,daysMet,compliance,daysFlagged,medianDepthShare200.bid,medianDepthShare200.ask,minBidDepth200.daysMet,minBidDepth200.daysMissed",
+      "2026-03-01,2026-03-04,acme,Acme Market Making,chainlink,binance,tether,spot,4,2,2,0,2,1,0.25,0,,,1,1",
       "",
     ]);
   });

@@ -275,6 +275,8 @@ function derive(daily: Day[], kpisOf: (date: string) => Kpis) {
       daysMet: met,
       compliance: due.length === 0 ? null : Math.round((met / due.length) * 10_000) / 10_000,
       kpis: kpiCounts(reported, kpisOf),
+      daysFlagged: 0,
+      medianDepthShare200: { bid: null, ask: null },
     };
   });
 }

@@ -36,7 +36,7 @@ const kpis = (bid: [number, number], spread: [number, number], top: [number, num
 });
 const card = (
   market: object,
-  c: { reported?: number; late?: number; eligible?: number; met: number },
+  c: { reported?: number; late?: number; eligible?: number; met: number; flagged?: number },
   k: object,
 ) => ({
   ...market,
@@ -48,6 +48,8 @@ const card = (
   daysMet: c.met,
   compliance: c.met / 5,
   kpis: k,
+  daysFlagged: c.flagged ?? 0,
+  medianDepthShare200: { bid: null, ask: null },
 });
 
 const EXPECTED = {
@@ -57,13 +59,23 @@ const EXPECTED = {
     kpis([4, 0], [4, 0], [4, 0]),
   ),
   late: card({ ...chainlink, ...MARKETS.late }, { late: 1, met: 5 }, kpis([5, 0], [5, 0], [5, 0])),
-  corrected: card({ ...chainlink, ...MARKETS.corrected }, { met: 4 }, kpis([4, 1], [5, 0], [5, 0])),
+  corrected: card(
+    { ...chainlink, ...MARKETS.corrected },
+    // Its KPI misses are depth bands that shrink as they widen: flagged too.
+    { met: 4, flagged: 1 },
+    kpis([4, 1], [5, 0], [5, 0]),
+  ),
   allMet: card(
     { ...chainlink, ...MARKETS.allMet },
     { eligible: 5, met: 5 },
     kpis([5, 0], [5, 0], [5, 0]),
   ),
-  v1Report: card({ ...chainlink, ...MARKETS.v1Report }, { met: 2 }, kpis([5, 0], [5, 0], [2, 3])),
+  v1Report: card(
+    { ...chainlink, ...MARKETS.v1Report },
+    // v1 defaults what it omits to 0: a 0 wider than a non-zero band is flagged.
+    { met: 2, flagged: 3 },
+    kpis([5, 0], [5, 0], [2, 3]),
+  ),
   routed: card(
     { ...chainlink, ...MARKETS.routed },
     { eligible: 5, met: 5 },
@@ -71,7 +83,7 @@ const EXPECTED = {
   ),
   kpiMissed: card(
     { ...chainlink, ...MARKETS.kpiMissed },
-    { eligible: 5, met: 3 },
+    { eligible: 5, met: 3, flagged: 2 },
     kpis([3, 2], [5, 0], [5, 0]),
   ),
   periodChange: card(

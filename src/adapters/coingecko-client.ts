@@ -38,13 +38,19 @@ export type CoinGeckoClientOptions = {
 export type CoinGeckoClient = {
   coinsList(): Promise<CoinGeckoCoin[]>;
   exchangesList(): Promise<CoinGeckoExchange[]>;
-  /** One page (1-based) of an exchange's tickers whose base coin is one of `coinIds`. */
+  /**
+   * One page (1-based) of an exchange's tickers whose base coin is one of `coinIds`; with
+   * `depth`, each with the cost to move its price 2 % up and down.
+   */
   exchangeTickers(
     exchangeId: string,
-    query: { coinIds: string[]; page: number },
+    query: { coinIds: string[]; page: number; depth?: boolean },
   ): Promise<CoinGeckoTicker[]>;
   /** Every page of `exchangeTickers`, until a page has fewer than 100 tickers. */
-  allExchangeTickers(exchangeId: string, query: { coinIds: string[] }): Promise<CoinGeckoTicker[]>;
+  allExchangeTickers(
+    exchangeId: string,
+    query: { coinIds: string[]; depth?: boolean },
+  ): Promise<CoinGeckoTicker[]>;
   derivativesExchangesList(): Promise<CoinGeckoExchange[]>;
   /** A derivatives exchange with its unexpired tickers. */
   derivativesExchange(exchangeId: string): Promise<CoinGeckoDerivativesExchange>;
@@ -72,8 +78,12 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
     onRetry: options.onRetry,
   });
 
-  async function exchangeTickers(exchangeId: string, query: { coinIds: string[]; page: number }) {
+  async function exchangeTickers(
+    exchangeId: string,
+    query: { coinIds: string[]; page: number; depth?: boolean },
+  ) {
     const params: Record<string, string> = { page: String(query.page) };
+    if (query.depth) params.depth = "true";
     if (query.coinIds.length > 0) params.coin_ids = query.coinIds.join(",");
     const path = `/exchanges/${encodeURIComponent(exchangeId)}/tickers`;
     return (await get(path, params, exchangeTickersSchema)).tickers;
@@ -86,7 +96,7 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
     async allExchangeTickers(exchangeId, query) {
       const tickers: CoinGeckoTicker[] = [];
       for (let page = 1; page <= MAX_TICKER_PAGES; page++) {
-        const batch = await exchangeTickers(exchangeId, { coinIds: query.coinIds, page });
+        const batch = await exchangeTickers(exchangeId, { ...query, page });
         tickers.push(...batch);
         if (batch.length < TICKERS_PAGE_SIZE) break;
       }

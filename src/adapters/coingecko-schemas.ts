@@ -13,6 +13,13 @@ const tickerSchema = z.looseObject({
   target_coin_id: z.string().nullish(),
   market: z.looseObject({ identifier: z.string(), name: z.string() }).nullish(),
   is_stale: z.boolean().nullish(),
+  // With depth=true (absent on older plans, and null where CoinGecko has no order book): the
+  // USD it costs to move the price 2 % up or down.
+  cost_to_move_up_usd: z.number().nonnegative().nullish(),
+  cost_to_move_down_usd: z.number().nonnegative().nullish(),
+  bid_ask_spread_percentage: z.number().nullish(),
+  converted_volume: z.looseObject({ usd: z.number().nonnegative().nullish() }).nullish(),
+  last_fetch_at: z.string().nullish(),
 });
 export const exchangeTickersSchema = z.looseObject({
   name: z.string().nullish(),

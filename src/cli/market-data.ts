@@ -27,7 +27,11 @@ export function registerMarketDataCommands(program: Command, io: Io, run: Run): 
         "fetch coins, exchanges and markets from CoinGecko (COINGECKO_API_KEY, COINGECKO_BASE_URL)",
       )
       .option("--coins <ids>", "comma-separated coin ids (default: every engaged coin)")
-      .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)"),
+      .option("--exchanges <ids>", "comma-separated exchange ids (default: the known exchanges)")
+      .option(
+        "--depth-only",
+        "only the public depth of the stored spot markets (exchange tickers, depth=true): a cheap daily run",
+      ),
   ).action(
     run(
       async (admin, { opts }) => {
@@ -37,7 +41,8 @@ export function registerMarketDataCommands(program: Command, io: Io, run: Run): 
             : undefined;
         bar?.start(1, 0, { label: "" });
         try {
-          return await admin.syncMarketData({
+          const sync = opts.depthOnly ? admin.quality.syncDepthSnapshots : admin.syncMarketData;
+          return await sync({
             onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
             coinIds: listOf(opts.coins),
             exchangeIds: listOf(opts.exchanges),
@@ -53,11 +58,20 @@ export function registerMarketDataCommands(program: Command, io: Io, run: Run): 
           bar?.stop();
         }
       },
-      (s: { coins: number; exchanges: number; markets: number; newMarkets: number }) =>
-        `${s.coins} coins, ${s.exchanges} exchanges, ${s.markets} markets (${s.newMarkets} new)`,
+      (s: SyncSummary) =>
+        `${s.coins === undefined ? "" : `${s.coins} coins, `}${s.exchanges} exchanges, ${s.markets === undefined ? "" : `${s.markets} markets (${s.newMarkets} new), `}${s.snapshots} depth snapshots (${s.flagsChanged} report flags changed)`,
     ),
   );
 }
+
+type SyncSummary = {
+  coins?: number;
+  exchanges: number;
+  markets?: number;
+  newMarkets?: number;
+  snapshots: number;
+  flagsChanged: number;
+};
 
 function listOf(value: string | undefined): string[] | undefined {
   return value === undefined

@@ -123,6 +123,9 @@ function scorecardCsv(result: ScorecardsResponse): string {
     ...MARKET.slice(1),
     ...COUNTS,
     "compliance",
+    "daysFlagged",
+    "medianDepthShare200.bid",
+    "medianDepthShare200.ask",
     ...kpis.flatMap((k) => [`${k}.daysMet`, `${k}.daysMissed`]),
   ];
   const rows = result.items.map((i) => [
@@ -133,6 +136,9 @@ function scorecardCsv(result: ScorecardsResponse): string {
     ...MARKET.slice(1).map((k) => i[k]),
     ...COUNTS.map((k) => i[k]),
     i.compliance,
+    i.daysFlagged,
+    i.medianDepthShare200.bid,
+    i.medianDepthShare200.ask,
     ...kpis.flatMap((k) => [i.kpis[k]?.daysMet ?? "", i.kpis[k]?.daysMissed ?? ""]),
   ]);
   return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n");

@@ -589,6 +589,8 @@ export interface components {
             eligibilityStatus: "eligible" | "ineligible_market_data_missing";
             /** @description Null when eligible. exchange_market_data_missing: No market data is collected for the exchange; base_not_traded: The base coin is not traded on the exchange (for this instrument type); pair_not_found: The pair (base and quote) does not exist on the exchange; before_collection_start: The report's date is before market data collection began for the pair */
             eligibilityReason: ("exchange_market_data_missing" | "base_not_traded" | "pair_not_found" | "before_collection_start") | null;
+            /** @description With include=quality only: the report's quality flags (empty when none); they never reject a record */
+            qualityFlags?: ("depth_not_monotonic" | "total_depth_mismatch" | "maker_tob_exceeds_maker" | "exceeds_public_depth")[];
         };
         /**
          * @description The rule the problem breaks, from a stable catalogue: required: A required field is missing (null is `wrong_type`); wrong_type: The value has the wrong JSON type, such as a string where a number is expected; not_finite: A number is not finite (such as 1e309); below_minimum: A number is below its minimum (depths and volumes must be >= 0); above_maximum: A number is above its maximum (percentages must be <= 100); invalid_enum: The value is not one of the allowed values (instrumentType, type); text_too_short: A text is shorter than allowed (an empty identifier); text_too_long: A text is longer than allowed (identifiers: 200 characters); text_not_storable: A text holds a NUL character or a lone surrogate; invalid_date: Not a real calendar date in the form YYYY-MM-DD; date_not_past: The date is today or later (UTC): the trading day must be over; date_too_early: The date is before 2000-01-01; unknown_exchange: No supported exchange has this id; unknown_base_coin: No coin has this base coin id; unknown_quote_coin: No coin has this quote coin id; missing_quote: Neither quoteCoinId nor quoteCoinSymbol is given; not_spot_exchange: A spot record names an exchange (and exchange group) without spot markets; not_derivatives_exchange: A perp record names an exchange (and exchange group) without derivatives markets; duplicate_record_key: Two records of the batch have the same record key; batch_too_small: The batch holds no record; batch_too_large: The batch holds more records than allowed (v1 1000, v2 300); invalid_header: A request header has a value that is not allowed (x-dry-run, Idempotency-Key); malformed_json: The body is not valid JSON; body_too_large: The body is larger than the limit (413); unsupported_media_type: The body is not sent as application/json (415); idempotency_key_in_progress: A request with this Idempotency-Key is still being worked on (409): retry to get its answer; idempotency_key_reused: This Idempotency-Key was used with a different request (422); invalid_value: Any other invalid value
@@ -847,7 +849,7 @@ export interface components {
              * @description Versions of reports dated in the month, after the first, recorded after the day's deadline
              */
             correctionsAfterDeadline: number;
-            /** @description Stored versions with each data-quality flag (CONTRACT section 6); empty until quality flags exist */
+            /** @description Stored versions of reports dated in the month with each data-quality flag (CONTRACT section 6), as flagged when stored; flags no version has are left out */
             qualityFlags: {
                 [key: string]: number;
             };
@@ -1922,6 +1924,8 @@ export interface operations {
                 page?: string;
                 /** @description Reports per page, 1 to 500 (default 500) */
                 pageSize?: string;
+                /** @description `quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces */
+                include?: "quality";
             };
             header?: never;
             path?: never;
@@ -2778,6 +2782,11 @@ export interface operations {
                      *               "daysMet": 26,
                      *               "daysMissed": 2
                      *             }
+                     *           },
+                     *           "daysFlagged": 1,
+                     *           "medianDepthShare200": {
+                     *             "bid": 0.4213,
+                     *             "ask": 0.3875
                      *           }
                      *         }
                      *       ]
@@ -2863,6 +2872,18 @@ export interface operations {
                                      */
                                     daysMissed: number;
                                 };
+                            };
+                            /**
+                             * Format: int64
+                             * @description Due reported days whose report carries a quality flag (CONTRACT section 6)
+                             */
+                            daysFlagged: number;
+                            /** @description The share of the public order book the market maker reports, median over the due reported days with a public depth snapshot, per side; null without any */
+                            medianDepthShare200: {
+                                /** @description bidDepth200 ÷ the public depth within −2 % (cost to move the price down), rounded to 4 decimals; null without a snapshot */
+                                bid: number | null;
+                                /** @description askDepth200 ÷ the public depth within +2 % (cost to move the price up), rounded to 4 decimals; null without a snapshot */
+                                ask: number | null;
                             };
                         }[];
                     };

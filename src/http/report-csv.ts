@@ -34,8 +34,10 @@ export function reportCsvStream(
   first: IteratorResult<ReportCsvItem[]>,
   rest: AsyncIterator<ReportCsvItem[]>,
   acrossOrganizations = false,
+  withQualityFlags = false,
 ): Readable {
-  const columns = acrossOrganizations ? SCOPED_COLUMNS : REPORT_CSV_COLUMNS;
+  const listed = acrossOrganizations ? SCOPED_COLUMNS : REPORT_CSV_COLUMNS;
+  const columns = withQualityFlags ? [...listed, "qualityFlags" as const] : listed;
   return Readable.from(reportCsv(first, rest, columns), { highWaterMark: 1 });
 }
 

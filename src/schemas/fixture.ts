@@ -3,6 +3,7 @@ import { MIN_FIXTURE_KEY_LENGTH } from "../domain/api-key.js";
 import { ORGANIZATION_KINDS } from "../domain/caller.js";
 import { INSTRUMENT_TYPES, SUBMISSION_TYPES } from "../domain/report.js";
 import { obligationPeriodSchema } from "./obligation.js";
+import { depthSnapshotSchema } from "./quality.js";
 import { dateSchema } from "./report.js";
 import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_SYMBOL_LENGTH, storableText } from "./text.js";
 
@@ -98,6 +99,8 @@ export const fixtureSchema = z.strictObject({
   exchanges: z.array(exchangeSchema).default([]),
   markets: z.array(marketSchema).default([]),
   organizations: z.array(organizationSchema).default([]),
+  /** Public depth of markets (CONTRACT section 6), as the market-data sync keeps it. */
+  depthSnapshots: z.array(depthSnapshotSchema).optional(),
 });
 
 export type Fixture = z.infer<typeof fixtureSchema>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { QUALITY_FLAGS } from "../domain/quality.js";
 import { dateSchema, reportItemSchema, reportOrganizationShape } from "./report.js";
 import { storableText, wholeNumber } from "./text.js";
 
@@ -51,6 +52,11 @@ export const listQuerySchema = z.object({
       description: `Reports per page, 1 to ${MAX_PAGE_SIZE} (default ${MAX_PAGE_SIZE})`,
       example: "100",
     }),
+  include: z.enum(["quality"]).optional().meta({
+    description:
+      "`quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces",
+    example: "quality",
+  }),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
@@ -65,6 +71,10 @@ export const reportPageSchema = z.object({
           organizationId: reportOrganizationShape.organizationId.optional(),
           organizationName: reportOrganizationShape.organizationName.optional(),
           ...reportItemSchema.shape,
+          qualityFlags: z.array(z.enum(QUALITY_FLAGS)).max(QUALITY_FLAGS.length).optional().meta({
+            description:
+              "With include=quality only: the report's quality flags (empty when none); they never reject a record",
+          }),
         })
         .meta({
           id: "ListedReport",

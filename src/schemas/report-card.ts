@@ -62,7 +62,7 @@ export const reportCardSchema = z
       "Versions of reports dated in the month, after the first, recorded after the day's deadline",
     ),
     qualityFlags: counts(
-      "Stored versions with each data-quality flag (CONTRACT section 6); empty until quality flags exist",
+      "Stored versions of reports dated in the month with each data-quality flag (CONTRACT section 6), as flagged when stored; flags no version has are left out",
     ),
     rates: z.object(
       Object.fromEntries(REPORT_CARD_RATES.map((r) => [r, rateSchema(r)])) as {

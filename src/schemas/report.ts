@@ -200,6 +200,8 @@ export type ReportItem = z.infer<typeof reportItemSchema>;
  */
 export const reportCsvItemSchema = reportItemSchema.extend({
   instrumentType: z.enum(INSTRUMENT_TYPES),
+  // The quality flags separated by spaces: written only with include=quality.
+  qualityFlags: z.string().optional(),
 });
 export type ReportCsvItem = z.infer<typeof reportCsvItemSchema>;
 

@@ -66,6 +66,12 @@ const market = {
 
 const days = (description: string) => wholeNumber().meta({ description });
 
+const depthShare = (description: string) =>
+  z
+    .number()
+    .nullable()
+    .meta({ description: `${description}, rounded to 4 decimals; null without a snapshot` });
+
 const kpiCountsSchema = z.object({
   daysMet: days("Due reported days whose report met this KPI"),
   daysMissed: days("Due reported days whose report missed it (a null value misses)"),
@@ -85,6 +91,16 @@ export const scorecardItemSchema = z.object({
   kpis: z.partialRecord(z.enum(KPI_NAMES), kpiCountsSchema).meta({
     description: "Each KPI set on some due reported day: of those days, how many met and missed it",
   }),
+  daysFlagged: days("Due reported days whose report carries a quality flag (CONTRACT section 6)"),
+  medianDepthShare200: z
+    .object({
+      bid: depthShare("bidDepth200 ÷ the public depth within −2 % (cost to move the price down)"),
+      ask: depthShare("askDepth200 ÷ the public depth within +2 % (cost to move the price up)"),
+    })
+    .meta({
+      description:
+        "The share of the public order book the market maker reports, median over the due reported days with a public depth snapshot, per side; null without any",
+    }),
 });
 
 export const scorecardsResponseSchema = z.object({

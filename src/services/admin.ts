@@ -16,6 +16,8 @@ import { recomputeEligibility } from "./eligibility.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
+import { createQualityAdmin, type SyncOptions } from "./quality-admin.js";
+import { depthSnapshotsOf, recordDepthSnapshots } from "./quality-snapshots.js";
 import { getScorecards } from "./scorecards.js";
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
@@ -69,6 +71,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
 
     /** Obligation periods: set, list, end (see obligations.ts). */
     obligations: createObligationAdmin(stores),
+    quality: createQualityAdmin(stores, { now, coinGecko }),
     /** Scorecards of every obligation market (the operator's scope), as the API computes them. */
     scorecards: (query: unknown) =>
       getScorecards(
@@ -200,13 +203,8 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       return loadFixture(stores, withoutOrganizations(input), now());
     },
 
-    /** Fetches reference data from CoinGecko and loads it like an import. */
-    async syncMarketData(options: {
-      coinIds?: string[];
-      exchangeIds?: string[];
-      onProgress?: (done: number, total: number, label: string) => void;
-      onRetry?: (info: RetryInfo) => void;
-    }) {
+    /** Fetches reference data from CoinGecko, loads it like an import, keeps public depth. */
+    async syncMarketData(options: SyncOptions) {
       const { snapshot } = await references.snapshot();
       const coinIds = options.coinIds ?? (await organizations.engagedCoinIds());
       let summary = { changed: 0, eligibilityChanged: 0 };
@@ -222,7 +220,9 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
         },
       });
       await stores.operator.markSynced(now());
+      const depth = depthSnapshotsOf(result.spotTickers, result.markets, now());
       return {
+        ...(await recordDepthSnapshots(stores, depth)),
         coins: result.coins.length,
         exchanges: result.exchanges.length,
         markets: result.markets.length,

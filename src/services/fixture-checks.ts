@@ -12,7 +12,9 @@ import {
   organizationSchema,
 } from "../schemas/fixture.js";
 import { problemsOf } from "../schemas/problems.js";
+import { depthSnapshotSchema, type FixtureDepthSnapshot } from "../schemas/quality.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
+import { depthSnapshotProblems } from "./quality-fixture.js";
 
 type Entries<T> = readonly (T | undefined)[];
 /** A fixture's sections, with `undefined` where an entry is malformed (indexes kept). */
@@ -21,6 +23,7 @@ type FixtureEntries = {
   exchanges: Entries<Fixture["exchanges"][number]>;
   markets: Entries<Fixture["markets"][number]>;
   organizations: Entries<Fixture["organizations"][number]>;
+  depthSnapshots?: Entries<FixtureDepthSnapshot>;
 };
 
 /**
@@ -51,6 +54,7 @@ function entriesOf(input: unknown): FixtureEntries {
     exchanges: section("exchanges", exchangeSchema),
     markets: section("markets", marketSchema),
     organizations: section("organizations", organizationSchema),
+    depthSnapshots: section("depthSnapshots", depthSnapshotSchema),
   };
 }
 
@@ -70,6 +74,10 @@ function crossEntryProblems(fixture: FixtureEntries, known: ReferenceSnapshot): 
     ...exchangeFlagProblems(fixture, known),
     ...engagementProblems(fixture, coins),
     ...kindProblems(fixture, coins),
+    ...depthSnapshotProblems(fixture.depthSnapshots ?? [], [
+      ...known.markets,
+      ...present(fixture.markets).map(([, m]) => m),
+    ]),
   ];
 }
 

@@ -7,6 +7,8 @@ import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { parseFixture } from "./fixture-checks.js";
 import { loadObligations } from "./fixture-obligations.js";
+import { recordFixtureDepth } from "./quality-fixture.js";
+import { recomputePublicDepthFlags } from "./quality-recompute.js";
 
 const EMPTY: ReferenceSnapshot = { coins: [], exchanges: [], markets: [] };
 
@@ -33,7 +35,7 @@ export function referenceSnapshotOf(
 export async function loadFixture(stores: Stores, input: unknown, now: Date): Promise<LoadSummary> {
   // A serialization failure or a deadlock (with another writer of the same organization or
   // reference rows) aborts one side: the transaction runs the whole load again.
-  return stores.transaction(async (tx) => {
+  const { summary, depthDays } = await stores.transaction(async (tx) => {
     const references = tx.references;
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
     const referenceChanged = await references.upsert(referenceSnapshotOf(fixture), now);
@@ -55,8 +57,13 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
     let eligibilityChanged = 0;
     if (referenceChanged > 0) eligibilityChanged = await recomputeEligibility(tx.eligibility, ref);
-    return { changed, eligibilityChanged };
+    const depthDays = await recordFixtureDepth(tx, fixture);
+    changed += depthDays.length;
+    return { summary: { changed, eligibilityChanged }, depthDays };
   });
+  // After the commit, in short batches: reports of those days are not locked all load long.
+  if (depthDays.length > 0) await recomputePublicDepthFlags(stores, { days: depthDays });
+  return summary;
 }
 
 type FixtureOrganization = Fixture["organizations"][number];

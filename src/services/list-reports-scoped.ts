@@ -6,6 +6,7 @@ import { storableText } from "../schemas/text.js";
 import type { MarketFilter } from "../store/report-listing.js";
 import type { ScopedListCursor, ScopedListFilter } from "../store/report-listing-scoped.js";
 import type { Stores } from "../store/stores.js";
+import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
 export type ScopedListDeps = Pick<Stores, "scopedListing">;
 type CrossScope = Exclude<ReadScope, { kind: "organization" }>;
@@ -27,7 +28,7 @@ export async function listScopedReportsJson(
     deps.scopedListing.pageJson(filter, pageSize, (page - 1) * pageSize),
   ]);
   const totalPages = Math.ceil(totalCount / pageSize);
-  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => i.item).join(",")}]}`;
+  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => listedItemJson(i, query)).join(",")}]}`;
 }
 
 const EXPORT_CHUNK = 500;
@@ -42,12 +43,17 @@ export async function* exportScopedReports(
   if (query.page !== undefined) {
     const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
     const items = await deps.scopedListing.pageJson(filter, pageSize, (query.page - 1) * pageSize);
-    yield items.map(({ item, instrumentType }) => ({ ...JSON.parse(item), instrumentType }));
+    yield items.map((item) => csvItemOf<ScopedReportCsvItem>(item, query));
     return;
   }
   let cursor: ScopedListCursor | undefined;
   do {
-    const { items, next } = await deps.scopedListing.after(filter, EXPORT_CHUNK, cursor);
+    const { items, next } = await deps.scopedListing.after(
+      filter,
+      EXPORT_CHUNK,
+      cursor,
+      query.include === "quality",
+    );
     if (items.length > 0) yield items;
     cursor = next;
   } while (cursor !== undefined);

@@ -5,6 +5,7 @@ import type { ReportCsvItem } from "../schemas/report.js";
 import type { ListCursor, ListFilter, MarketFilter, PageItem } from "../store/report-listing.js";
 import type { Stores } from "../store/stores.js";
 import { exportScopedReports, listScopedReportsJson } from "./list-reports-scoped.js";
+import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
 export type ListDeps = Pick<Stores, "listing" | "scopedListing" | "organizations"> & {
   now: () => Date;
@@ -31,7 +32,7 @@ export async function listReportsJson(
     pageItems(deps, filter, query),
   ]);
   const totalPages = Math.ceil(totalCount / pageSize);
-  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => i.item).join(",")}]}`;
+  return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => listedItemJson(i, query)).join(",")}]}`;
 }
 
 /** The one page query (JSON and CSV alike): each item as its JSON text. */
@@ -66,14 +67,17 @@ export async function* exportReports(
   const filter = await filterFor(deps, caller, query);
   if (query.page !== undefined) {
     const items = await pageItems(deps, filter, query);
-    yield items.map(
-      ({ item, instrumentType }) => ({ ...JSON.parse(item), instrumentType }) as ReportCsvItem,
-    );
+    yield items.map((item) => csvItemOf<ReportCsvItem>(item, query));
     return;
   }
   let cursor: ListCursor | undefined;
   do {
-    const { items, next } = await deps.listing.after(filter, EXPORT_CHUNK, cursor);
+    const { items, next } = await deps.listing.after(
+      filter,
+      EXPORT_CHUNK,
+      cursor,
+      query.include === "quality",
+    );
     if (items.length > 0) yield items;
     cursor = next;
   } while (cursor !== undefined);

@@ -50,6 +50,8 @@ export type MarketDataSyncDeps = {
 };
 
 export type MarketDataSyncResult = ReferenceDataSet & {
+  /** The spot tickers fetched (with depth=true): the day's public depth of the markets. */
+  spotTickers: Tickers["spot"];
   /** The markets of `markets` that were not in `existingMarkets`. */
   newMarkets: ReferenceMarket[];
   /** Requested coins CoinGecko does not know. */
@@ -116,7 +118,7 @@ export async function syncMarketData(deps: MarketDataSyncDeps): Promise<MarketDa
   };
   await deps.applyReferenceData(data);
   step("apply reference data");
-  return { ...data, newMarkets, unknownCoinIds, unknownExchangeIds };
+  return { ...data, newMarkets, unknownCoinIds, unknownExchangeIds, spotTickers: tickers.spot };
 }
 
 /** The tickers of the requested base coins on each exchange in scope. */
@@ -131,7 +133,7 @@ async function fetchTickers(
   for (const exchange of spotExchanges) {
     const tickers =
       baseCoinIds.length > 0
-        ? await client.allExchangeTickers(exchange.id, { coinIds: baseCoinIds })
+        ? await client.allExchangeTickers(exchange.id, { coinIds: baseCoinIds, depth: true })
         : [];
     for (const ticker of tickers) result.spot.push({ exchangeId: exchange.id, ticker });
     step(`tickers ${exchange.id}`);

@@ -62,7 +62,11 @@ async function reportCardOf(
     ...counts,
     problemsByCode: sumBy(problems, (p) => p.code),
     problemsByField: sumBy(problems, (p) => p.field),
-    qualityFlags: {},
+    qualityFlags: await deps.stores.qualityDepth.versionFlagCounts(
+      organizationId,
+      dateGte,
+      dateLte,
+    ),
     rates: Object.fromEntries(
       REPORT_CARD_RATES.map((rate) => [
         rate,

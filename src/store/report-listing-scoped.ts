@@ -91,7 +91,8 @@ export function createScopedReportListing(db: Kysely<Tables>) {
           order by ${ORDER}
           limit ${limit} offset ${offset}
         )
-        select ${SCOPED_ITEM_JSON} as item, r.instrument_type as "instrumentType"
+        select ${SCOPED_ITEM_JSON} as item, r.instrument_type as "instrumentType",
+          r.quality_flags as "qualityFlags"
         from page p join reports r on r.id = p.id
         left join organizations o on o.id = r.organization_id
         left join exchanges e on e.id = r.exchange_id
@@ -105,6 +106,7 @@ export function createScopedReportListing(db: Kysely<Tables>) {
       filter: ScopedListFilter,
       limit: number,
       cursor: ScopedListCursor | undefined,
+      withQualityFlags = false,
     ): Promise<{ items: ScopedReportCsvItem[]; next: ScopedListCursor | undefined }> {
       if (empty(filter)) return { items: [], next: undefined };
       const r = await sql<ListedRow & { organization_id: string; organization_name: string }>`
@@ -123,7 +125,7 @@ export function createScopedReportListing(db: Kysely<Tables>) {
       const items = r.rows.map((row) => ({
         organizationId: row.organization_id,
         organizationName: row.organization_name,
-        ...toCsvItem(row),
+        ...toCsvItem(row, withQualityFlags),
       }));
       return { items, next: last };
     },

@@ -37,7 +37,7 @@ export function marketConditions(f: MarketFilter, prefix = ""): RawBuilder<unkno
  * A listing item's JSON text, with the record key's instrument type beside it: the JSON item
  * has none (spec 2.3), the CSV export carries it so that a file can be submitted again.
  */
-export type PageItem = { item: string; instrumentType: InstrumentType };
+export type PageItem = { item: string; instrumentType: InstrumentType; qualityFlags: number };
 
 const ORDER = sql`date desc, exchange_id, base_coin_id, quote_key, instrument_type`;
 export const selected = sql.raw(
@@ -53,6 +53,7 @@ export const selected = sql.raw(
     "schema_version",
     "eligibility_status",
     "eligibility_reason",
+    "quality_flags",
     ...METRICS.map(metricColumn),
   ]
     .map((c) => `r.${c}`)
@@ -174,7 +175,8 @@ export function createReportListing(db: Kysely<Tables>) {
           order by ${ORDER}
           limit ${limit} offset ${offset}
         )
-        select ${ITEM_JSON} as item, r.instrument_type as "instrumentType"
+        select ${ITEM_JSON} as item, r.instrument_type as "instrumentType",
+          r.quality_flags as "qualityFlags"
         from page p join reports r on r.id = p.id
         left join exchanges e on e.id = r.exchange_id
         left join coins c on c.id = r.base_coin_id
@@ -192,6 +194,7 @@ export function createReportListing(db: Kysely<Tables>) {
       filter: ListFilter,
       limit: number,
       cursor: ListCursor | undefined,
+      withQualityFlags = false,
     ): Promise<{ items: ReportCsvItem[]; next: ListCursor | undefined }> {
       if (filter.baseCoinIds.length === 0) return { items: [], next: undefined };
       const r = await sql<ListedRow>`
@@ -204,7 +207,7 @@ export function createReportListing(db: Kysely<Tables>) {
         order by ${ORDER}
         limit ${limit}`.execute(db);
       const last = r.rows.length < limit ? undefined : r.rows.at(-1);
-      return { items: r.rows.map(toCsvItem), next: last };
+      return { items: r.rows.map((row) => toCsvItem(row, withQualityFlags)), next: last };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { qualityFlagsOf } from "../domain/quality.js";
 import {
   type EligibilityReason,
   type EligibilityStatus,
@@ -11,7 +12,8 @@ import { metricColumn } from "./report-store.js";
 import type { ReportRow } from "./tables.js";
 
 /** A stored report as the listing reads it, with the names of its exchange and base coin. */
-export type ListedRow = Omit<ReportRow, "id" | "created_at" | "updated_at"> & {
+export type ListedRow = Omit<ReportRow, "id" | "created_at" | "updated_at" | "quality_flags"> & {
+  quality_flags: number;
   exchange_name: string;
   base_coin_symbol: string;
 };
@@ -20,7 +22,7 @@ const v1Columns = V1_METRICS.map((m) => [m, metricColumn(m)] as const);
 const v2Columns = V2_ONLY_METRICS.map((m) => [m, metricColumn(m)] as const);
 
 /** The listing item of a row, key order and presence as in `ITEM_JSON` (report-listing.ts). */
-export function toCsvItem(row: ListedRow): ReportCsvItem {
+export function toCsvItem(row: ListedRow, withQualityFlags = false): ReportCsvItem {
   const item: Record<string, unknown> = {
     date: row.date,
     exchangeId: row.exchange_id,
@@ -36,5 +38,6 @@ export function toCsvItem(row: ListedRow): ReportCsvItem {
   item.eligibilityStatus = row.eligibility_status as EligibilityStatus;
   item.eligibilityReason = row.eligibility_reason as EligibilityReason | null;
   item.instrumentType = row.instrument_type as InstrumentType;
+  if (withQualityFlags) item.qualityFlags = qualityFlagsOf(row.quality_flags).join(" ");
   return item as ReportCsvItem;
 }

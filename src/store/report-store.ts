@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
+import { DEFAULT_PUBLIC_DEPTH_TOLERANCE, plausibilityMask } from "../domain/quality.js";
 import {
   eligibilityStatusOf,
   METRICS,
@@ -7,6 +8,7 @@ import {
   type SchemaVersion,
 } from "../domain/report.js";
 import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
+import { exceedsPublicDepthSql } from "./quality-sql.js";
 import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
 
@@ -47,7 +49,10 @@ export type UpsertCounts = { createdCount: number; updatedCount: number };
 const ident = (name: string) => sql.ref(name);
 const list = (names: string[], prefix = "") => sql.join(names.map((n) => sql.raw(`${prefix}${n}`)));
 
-export function createReportStore(db: Kysely<Tables>) {
+export function createReportStore(
+  db: Kysely<Tables>,
+  publicDepthTolerance = DEFAULT_PUBLIC_DEPTH_TOLERANCE,
+) {
   return {
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
@@ -79,6 +84,7 @@ export function createReportStore(db: Kysely<Tables>) {
         log.apiKeyId,
         log.receivedAt,
         log.idempotencyKey ?? null,
+        publicDepthTolerance,
         ...inputArrays(reports),
       ];
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
@@ -140,7 +146,11 @@ export function createReportStore(db: Kysely<Tables>) {
 export type ReportStore = ReturnType<typeof createReportStore>;
 
 /** The batch's columns, in the order `unnest` takes them: one array per column. */
-const inputColumns: { name: string; type: "date" | "text" | "float8"; of(r: Report): unknown }[] = [
+const inputColumns: {
+  name: string;
+  type: "date" | "text" | "float8" | "smallint";
+  of(r: Report): unknown;
+}[] = [
   { name: "date", type: "date", of: (r) => r.date },
   { name: "exchange_id", type: "text", of: (r) => r.exchangeId },
   { name: "base_coin_id", type: "text", of: (r) => r.baseCoinId },
@@ -156,6 +166,13 @@ const inputColumns: { name: string; type: "date" | "text" | "float8"; of(r: Repo
   })),
   { name: "eligibility_status", type: "text", of: (r) => eligibilityStatusOf(r.eligibilityReason) },
   { name: "eligibility_reason", type: "text", of: (r) => r.eligibilityReason },
+  // Computed here, per record, from the record alone; the public-depth flag needs the day's
+  // snapshot and is added in SQL.
+  {
+    name: "plausibility_flags",
+    type: "smallint",
+    of: (r) => String(plausibilityMask(r.metrics)),
+  },
 ];
 
 function inputArrays(reports: Report[]): (string | Buffer)[] {
@@ -167,36 +184,40 @@ function inputArrays(reports: Report[]): (string | Buffer)[] {
 }
 
 // $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
-// $5 API key id, $6 time received, $7 Idempotency-Key, then one array per input column.
-const FIXED_PARAMETERS = 7;
+// $5 API key id, $6 time received, $7 Idempotency-Key, $8 PUBLIC_DEPTH_TOLERANCE, then one
+// array per input column.
+const FIXED_PARAMETERS = 8;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
   .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
 const keys = keyColumns.join(", ");
 const values = valueColumns.join(", ");
-const stored = [...valueColumns, "eligibility_status", "eligibility_reason"];
+const stored = [...valueColumns, "eligibility_status", "eligibility_reason", "quality_flags"];
 
 const UPSERT_SQL = `
   with guard as (
     select version from reference_data_version
   ),
   input as (
-    select * from ${unnestInput} where (select version from guard) = $3::bigint
+    select t.*,
+      (t.plausibility_flags | ${exceedsPublicDepthSql("t", "$8::float8")})::smallint as quality_flags
+    from ${unnestInput} where (select version from guard) = $3::bigint
   ),
   upserted as (
     insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason,
-      created_at, updated_at)
+      quality_flags, created_at, updated_at)
     select $1::text, ${keys}, quote_coin_id, quote_coin_symbol, type, $2::smallint,
-      ${metricColumns.join(", ")}, eligibility_status, eligibility_reason, $6::timestamptz, $6::timestamptz
+      ${metricColumns.join(", ")}, eligibility_status, eligibility_reason, quality_flags,
+      $6::timestamptz, $6::timestamptz
     from input
     on conflict (organization_id, ${keys}) do update set
       ${stored.map((c) => `${c} = excluded.${c}`).join(", ")}, updated_at = $6::timestamptz
     returning r.id, (r.xmax = 0) as created, r.base_coin_id, r.date,
-      ${valueColumns.map((c) => `r.${c}`).join(", ")}
+      ${valueColumns.map((c) => `r.${c}`).join(", ")}, r.quality_flags
   ),
   versions as (
-    insert into report_versions (report_id, submission_id, recorded_at, ${values})
-    select id, $4::uuid, $6::timestamptz, ${values} from upserted
+    insert into report_versions (report_id, submission_id, recorded_at, ${values}, quality_flags)
+    select id, $4::uuid, $6::timestamptz, ${values}, quality_flags from upserted
   ),
   counted as (
     insert into report_month_counts as c (organization_id, base_coin_id, month, n)

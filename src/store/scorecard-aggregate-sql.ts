@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { KPI_NAMES, type KpiName } from "../domain/obligation.js";
+import { publicDepthOf } from "./quality-sql.js";
 import {
   deadlineSql,
   foundCte,
@@ -25,10 +26,35 @@ function countsByPeriodMarket(f: ScorecardFilter, kpis: { kpi: KpiName; i: numbe
     select p.pm, count(*) as reported,
       count(*) filter (where r.created_at > ${deadlineSql("r.date", f)}) as late,
       count(*) filter (where r.eligibility_status = 'eligible') as eligible,
+      count(*) filter (where r.quality_flags <> 0) as flagged,
       count(*) filter (where not (${sql.raw(anyFailed)})) as met
       ${sql.raw(missed.map((m) => `, ${m}`).join(""))}
     from found r join periods p on ${REPORT_MATCHES_PERIOD}
     group by p.pm
+  )`;
+}
+
+const P_MARKET = "p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type";
+
+/**
+ * Per obligation market: the median, over its due reported days that have a public depth
+ * snapshot, of reported ±2 % depth ÷ public depth, per side (bid against the cost to move the
+ * price 2 % down, ask against 2 % up). A public depth of 0 gives no share.
+ */
+function depthShares() {
+  const median = (reported: string, side: string) =>
+    `percentile_cont(0.5) within group (order by r.${reported} / d.${side})
+      filter (where d.${side} > 0)`;
+  return sql`depth_shares as (
+    select ${sql.raw(P_MARKET)},
+      ${sql.raw(median("bid_depth_200", "cost_to_move_down_usd"))} as bid_share,
+      ${sql.raw(median("ask_depth_200", "cost_to_move_up_usd"))} as ask_share
+    from found r join periods p on ${REPORT_MATCHES_PERIOD}
+    join lateral (
+      select d.cost_to_move_up_usd, d.cost_to_move_down_usd from public_depth_days d
+      where ${sql.raw(publicDepthOf("r"))} order by d.quote_symbol limit 1
+    ) d on true
+    group by ${sql.raw(P_MARKET)}
   )`;
 }
 
@@ -65,13 +91,16 @@ export function marketScorecards(
     select p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type,
       sum(greatest(0, least(p.last_day, ${to}::date) - p.first_day + 1)) as due,
       coalesce(sum(b.reported), 0) as reported, coalesce(sum(b.late), 0) as late,
-      coalesce(sum(b.eligible), 0) as eligible, coalesce(sum(b.met), 0) as met
+      coalesce(sum(b.eligible), 0) as eligible, coalesce(sum(b.met), 0) as met,
+      coalesce(sum(b.flagged), 0) as flagged
       ${sql.raw(perKpi.map((m) => `, ${m}`).join(""))}
     from periods p left join by_pm b using (pm)
     group by ${MARKET_ORDER}
-  )
-  select m.*, org.name as organization_name
+  ),
+  ${depthShares()}
+  select m.*, org.name as organization_name, s.bid_share, s.ask_share
   from per_market m join organizations org on org.id = m.organization_id
+  left join depth_shares s using (${MARKET_ORDER})
   order by ${MARKET_ORDER}`;
 }
 

@@ -102,6 +102,8 @@ const REPORT_COLUMNS = sql.raw(
     "instrument_type",
     "created_at",
     "eligibility_status",
+    "quote_coin_id",
+    "quality_flags",
     ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
   ]
     .map((c) => `r.${c}`)

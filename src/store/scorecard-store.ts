@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { compliance, type DayStatus, KPI_NAMES, type KpiName } from "../domain/obligation.js";
 import type { EligibilityStatus, InstrumentType } from "../domain/report.js";
 import { lastDueDay } from "../domain/scorecard.js";
+import { type DepthShares, depthSharesOf } from "./quality-scorecard.js";
 import { marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
 import { scoredDays } from "./scorecard-days-sql.js";
 import { mediansOf, type ScorecardMedians, scorecardMedians } from "./scorecard-medians-sql.js";
@@ -32,6 +33,8 @@ export type MarketScorecard = ScoredMarket & {
   daysMet: number;
   compliance: number | null;
   kpis: Partial<Record<KpiName, KpiCounts>>;
+  daysFlagged: number;
+  medianDepthShare200: DepthShares;
 };
 
 /** One obligation market on one day. */
@@ -57,6 +60,9 @@ type AggregateRow = MarketRow & {
   late: number;
   eligible: number;
   met: number;
+  flagged: number;
+  bid_share: number | null;
+  ask_share: number | null;
 } & Record<`${"met" | "missed"}_${number}`, number>;
 
 type DayRow = MarketRow & {
@@ -167,6 +173,8 @@ export function createScorecardStore(
         daysMet: Number(row.met),
         compliance: compliance(Number(row.met), Number(row.due)),
         kpis: kpisOf(row),
+        daysFlagged: Number(row.flagged),
+        medianDepthShare200: depthSharesOf(row.bid_share, row.ask_share),
       }));
     },
 

@@ -9,6 +9,7 @@ import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-sto
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOperatorStore, type OperatorStore } from "./operator-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
+import { createQualityDepthStore, type QualityDepthStore } from "./quality-depth-store.js";
 import { createReferenceStore, type ReferenceStore } from "./reference-store.js";
 import { createReportCardStore, type ReportCardStore } from "./report-card-store.js";
 import { createReportListing, type ReportListing } from "./report-listing.js";
@@ -40,6 +41,8 @@ export type Stores = {
   scorecards: ScorecardStore;
   /** Records webhook events and queues their deliveries (call it inside the change's transaction). */
   webhookEvents: WebhookEventStore;
+  /** Public depth snapshots and the flags that compare reports with them. */
+  qualityDepth: QualityDepthStore;
   /** Subscribed endpoints and their delivery logs. */
   webhooks: WebhookStore;
   /** The queue of deliveries the delivery job works through. */
@@ -71,18 +74,23 @@ export type Stores = {
  */
 export function createStores(
   db: Kysely<Tables>,
-  options: { parallelism?: number; splitAboveMarketDays?: number } = {},
+  options: {
+    parallelism?: number;
+    splitAboveMarketDays?: number;
+    publicDepthTolerance?: number;
+  } = {},
 ): Stores {
   return {
     organizations: createOrganizationStore(db),
     obligations: createObligationStore(db),
     references: createReferenceStore(db),
-    reports: createReportStore(db),
+    reports: createReportStore(db, options.publicDepthTolerance),
     listing: createReportListing(db),
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
     webhookEvents: createWebhookEventStore(db),
+    qualityDepth: createQualityDepthStore(db, options.publicDepthTolerance),
     webhooks: createWebhookStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),

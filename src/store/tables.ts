@@ -147,6 +147,8 @@ export type ReportRow = {
   schema_version: number;
   eligibility_status: string;
   eligibility_reason: string | null;
+  /** Bitmask of src/domain/quality.ts. */
+  quality_flags: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 } & Record<MetricColumn, number | null>;

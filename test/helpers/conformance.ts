@@ -166,6 +166,8 @@ function csvProblems(body: string, schema: Schema): string[] {
   const expected = listed.split(", ").join(",");
   const allowed = [expected];
   if (leading !== undefined) allowed.push(`${leading.split(", ").join(",")},${expected}`);
+  const trailing = /Trailing column with [^:]+: ([^.]+)\./.exec(description)?.[1];
+  if (trailing !== undefined) allowed.push(...allowed.map((columns) => `${columns},${trailing}`));
   return allowed.includes(header) ? [] : [`CSV header row ${header} is not ${expected}`];
 }
 

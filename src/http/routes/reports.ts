@@ -88,7 +88,7 @@ const listSchema = {
         "application/json": { schema: reportPageSchema.meta({ examples: [exampleReportPage] }) },
         "text/csv": {
           schema: z.string().meta({
-            description: `RFC 4180 CSV: a header row, then one row per report. Columns: ${REPORT_CSV_COLUMNS.join(", ")}. Leading columns of project and operator keys: ${Object.keys(reportOrganizationShape).join(", ")}. Empty cells are nulls and absent fields.`,
+            description: `RFC 4180 CSV: a header row, then one row per report. Columns: ${REPORT_CSV_COLUMNS.join(", ")}. Leading columns of project and operator keys: ${Object.keys(reportOrganizationShape).join(", ")}. Trailing column with include=quality: qualityFlags. Quality flags are separated by spaces. Empty cells are nulls and absent fields.`,
             examples: [exampleCsv],
           }),
         },
@@ -143,7 +143,14 @@ export function reportRoutes(services: Services) {
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(reportCsvStream(first, chunks, readScope(request.caller).kind !== "organization"));
+        .send(
+          reportCsvStream(
+            first,
+            chunks,
+            readScope(request.caller).kind !== "organization",
+            request.query.include === "quality",
+          ),
+        );
     });
   };
 }

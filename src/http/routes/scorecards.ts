@@ -54,6 +54,8 @@ const scorecards = {
               daysMet: 25,
               compliance: 0.8333,
               kpis: { minBidDepth200: { daysMet: 26, daysMissed: 2 } },
+              daysFlagged: 1,
+              medianDepthShare200: { bid: 0.4213, ask: 0.3875 },
             },
           ],
         },

@@ -1,0 +1,62 @@
+import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
+import type { CoinGeckoTicker } from "../adapters/coingecko-schemas.js";
+import type { Stores } from "../store/stores.js";
+import { recomputePublicDepthFlags } from "./quality-recompute.js";
+import { depthSnapshotsOf, recordDepthSnapshots } from "./quality-snapshots.js";
+
+/** What `market-data sync` (with or without --depth-only) is asked for. */
+export type SyncOptions = {
+  coinIds?: string[];
+  exchangeIds?: string[];
+  onRetry?: (info: RetryInfo) => void;
+  onProgress?: (done: number, total: number, label: string) => void;
+};
+
+type QualityAdminOptions = {
+  now: () => Date;
+  coinGecko: (onRetry: (info: RetryInfo) => void) => CoinGeckoClient;
+};
+
+/** Operator use cases of data quality: public depth snapshots and flag recomputation. */
+export function createQualityAdmin(stores: Stores, options: QualityAdminOptions) {
+  return {
+    /**
+     * `market-data sync --depth-only`: only the exchange tickers (depth=true) of the spot
+     * markets already stored, one paged request per exchange; no coin or exchange list, and
+     * reference data is left as it is.
+     */
+    async syncDepthSnapshots(query: SyncOptions) {
+      const client = options.coinGecko(query.onRetry ?? (() => {}));
+      const { snapshot } = await stores.references.snapshot();
+      const markets = snapshot.markets.filter(
+        (m) =>
+          m.instrumentType === "spot" &&
+          (query.coinIds === undefined || query.coinIds.includes(m.baseCoinId)) &&
+          (query.exchangeIds === undefined || query.exchangeIds.includes(m.exchangeId)),
+      );
+      const coinsByExchange = new Map<string, Set<string>>();
+      for (const m of markets) {
+        const coins = coinsByExchange.get(m.exchangeId) ?? new Set<string>();
+        coinsByExchange.set(m.exchangeId, coins.add(m.baseCoinId));
+      }
+      const tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }> = [];
+      let done = 0;
+      for (const [exchangeId, coins] of coinsByExchange) {
+        const page = await client.allExchangeTickers(exchangeId, {
+          coinIds: [...coins],
+          depth: true,
+        });
+        for (const ticker of page) tickers.push({ exchangeId, ticker });
+        query.onProgress?.(++done, coinsByExchange.size, `tickers ${exchangeId}`);
+      }
+      const summary = await recordDepthSnapshots(
+        stores,
+        depthSnapshotsOf(tickers, markets, options.now()),
+      );
+      return { exchanges: coinsByExchange.size, ...summary };
+    },
+
+    /** Recomputes `exceeds_public_depth` of every report (after a tolerance change, say). */
+    recomputeFlags: () => recomputePublicDepthFlags(stores),
+  };
+}

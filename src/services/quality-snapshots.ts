@@ -1,0 +1,80 @@
+import type { CoinGeckoTicker } from "../adapters/coingecko-schemas.js";
+import { utcDate } from "../domain/dates.js";
+import type { MarketDay, PublicDepthSnapshot } from "../domain/quality.js";
+import type { Market } from "../domain/reference-data.js";
+import type { Stores } from "../store/stores.js";
+import { recomputePublicDepthFlags } from "./quality-recompute.js";
+
+type MarketOf = Pick<Market, "exchangeId" | "baseCoinId" | "quoteSymbol" | "instrumentType"> & {
+  quoteCoinId?: string | null;
+};
+
+/**
+ * The public depth snapshots of the spot tickers that are markets we know: a ticker is matched
+ * by exchange, base coin and quote coin (or, for fiat quotes, quote symbol). Stale tickers
+ * (pairs no longer traded) and tickers without any of the four figures give none. A snapshot is
+ * taken when CoinGecko last fetched the ticker, else at `now`.
+ */
+export function depthSnapshotsOf(
+  tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }>,
+  markets: MarketOf[],
+  now: Date,
+): PublicDepthSnapshot[] {
+  const byKey = new Map<string, MarketOf>();
+  for (const m of markets) {
+    if (m.instrumentType !== "spot") continue;
+    byKey.set(`${m.exchangeId}|${m.baseCoinId}|symbol|${m.quoteSymbol}`, m);
+    if (m.quoteCoinId) byKey.set(`${m.exchangeId}|${m.baseCoinId}|coin|${m.quoteCoinId}`, m);
+  }
+  return tickers.flatMap(({ exchangeId, ticker }) => {
+    if (!ticker.coin_id || ticker.is_stale) return [];
+    const prefix = `${exchangeId}|${ticker.coin_id}`;
+    const market =
+      (ticker.target_coin_id && byKey.get(`${prefix}|coin|${ticker.target_coin_id}`)) ||
+      byKey.get(`${prefix}|symbol|${ticker.target.toUpperCase()}`);
+    if (!market) return [];
+    const figures = {
+      costToMoveUpUsd: ticker.cost_to_move_up_usd ?? null,
+      costToMoveDownUsd: ticker.cost_to_move_down_usd ?? null,
+      bidAskSpreadPercentage: ticker.bid_ask_spread_percentage ?? null,
+      volumeUsd: ticker.converted_volume?.usd ?? null,
+    };
+    if (Object.values(figures).every((value) => value === null)) return [];
+    const takenAt = fetchedAt(ticker.last_fetch_at) ?? now;
+    return [
+      {
+        exchangeId,
+        baseCoinId: market.baseCoinId,
+        instrumentType: "spot" as const,
+        quoteSymbol: market.quoteSymbol,
+        quoteCoinId: market.quoteCoinId ?? null,
+        date: utcDate(takenAt),
+        takenAt,
+        ...figures,
+        source: "coingecko" as const,
+      },
+    ];
+  });
+}
+
+function fetchedAt(text: string | null | undefined): Date | undefined {
+  if (!text) return undefined;
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export type SnapshotSummary = { snapshots: number; daysChanged: number; flagsChanged: number };
+
+/**
+ * Keeps the snapshots, then recomputes `exceeds_public_depth` for the reports of every market
+ * and day whose public depth changed (a snapshot may arrive after the reports it checks).
+ */
+export async function recordDepthSnapshots(
+  stores: Pick<Stores, "qualityDepth">,
+  snapshots: PublicDepthSnapshot[],
+): Promise<SnapshotSummary> {
+  const days: MarketDay[] = await stores.qualityDepth.record(snapshots);
+  const { changed } =
+    days.length > 0 ? await recomputePublicDepthFlags(stores, { days }) : { changed: 0 };
+  return { snapshots: snapshots.length, daysChanged: days.length, flagsChanged: changed };
+}

@@ -1,0 +1,149 @@
+import { type Kysely, sql } from "kysely";
+import {
+  DEFAULT_PUBLIC_DEPTH_TOLERANCE,
+  EXCEEDS_PUBLIC_DEPTH_BIT,
+  type MarketDay,
+  type PublicDepthSnapshot,
+  QUALITY_FLAGS,
+  type QualityFlag,
+  qualityFlagBit,
+} from "../domain/quality.js";
+import { exceedsPublicDepthSql } from "./quality-sql.js";
+import type { Tables } from "./tables.js";
+
+/** Public depth snapshots, and the recomputation of the flag that compares reports with them. */
+export function createQualityDepthStore(
+  db: Kysely<Tables>,
+  publicDepthTolerance = DEFAULT_PUBLIC_DEPTH_TOLERANCE,
+) {
+  return {
+    /**
+     * Keeps every snapshot (one taken twice is kept once) and makes the latest of each market
+     * and day the one flags compare with. Returns the market-days whose compared values
+     * changed: their reports' flags need recomputing.
+     */
+    async record(snapshots: PublicDepthSnapshot[]): Promise<MarketDay[]> {
+      if (snapshots.length === 0) return [];
+      const col = <T>(f: (s: PublicDepthSnapshot) => T) => snapshots.map(f);
+      const r = await sql<{
+        exchange_id: string;
+        base_coin_id: string;
+        instrument_type: "spot" | "perp";
+        quote_symbol: string;
+        day: string;
+      }>`
+        with input as (
+          select * from unnest(${col((s) => s.exchangeId)}::text[], ${col((s) => s.baseCoinId)}::text[],
+            ${col((s) => s.instrumentType)}::text[], ${col((s) => s.quoteSymbol)}::text[],
+            ${col((s) => s.quoteCoinId)}::text[], ${col((s) => s.date)}::date[],
+            ${col((s) => s.takenAt.toISOString())}::timestamptz[],
+            ${col((s) => s.costToMoveUpUsd)}::float8[], ${col((s) => s.costToMoveDownUsd)}::float8[],
+            ${col((s) => s.bidAskSpreadPercentage)}::float8[], ${col((s) => s.volumeUsd)}::float8[],
+            ${col((s) => s.source)}::text[])
+          as s(exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, day, taken_at,
+            up, down, spread, volume, source)
+        ),
+        kept as (
+          insert into public_depth_snapshots (exchange_id, base_coin_id, instrument_type, quote_symbol,
+            quote_coin_id, day, taken_at, cost_to_move_up_usd, cost_to_move_down_usd,
+            bid_ask_spread_percentage, volume_usd, source)
+          select * from input
+          on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol, taken_at) do nothing
+        ),
+        latest as (
+          select distinct on (exchange_id, base_coin_id, instrument_type, day, quote_symbol) *
+          from input
+          order by exchange_id, base_coin_id, instrument_type, day, quote_symbol, taken_at desc
+        )
+        insert into public_depth_days as d (exchange_id, base_coin_id, instrument_type, quote_symbol,
+          day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd,
+          bid_ask_spread_percentage, volume_usd)
+        select exchange_id, base_coin_id, instrument_type, quote_symbol, day, quote_coin_id, taken_at,
+          up, down, spread, volume
+        from latest
+        on conflict (exchange_id, base_coin_id, instrument_type, day, quote_symbol) do update set
+          quote_coin_id = excluded.quote_coin_id, taken_at = excluded.taken_at,
+          cost_to_move_up_usd = excluded.cost_to_move_up_usd,
+          cost_to_move_down_usd = excluded.cost_to_move_down_usd,
+          bid_ask_spread_percentage = excluded.bid_ask_spread_percentage,
+          volume_usd = excluded.volume_usd
+        where excluded.taken_at > d.taken_at
+        returning d.exchange_id, d.base_coin_id, d.instrument_type, d.quote_symbol,
+          to_char(d.day, 'YYYY-MM-DD') as day`.execute(db);
+      return r.rows.map((row) => ({
+        exchangeId: row.exchange_id,
+        baseCoinId: row.base_coin_id,
+        instrumentType: row.instrument_type,
+        quoteSymbol: row.quote_symbol,
+        date: row.day,
+      }));
+    },
+
+    /**
+     * How many stored versions of the organization's reports dated `dateGte`..`dateLte` carry
+     * each flag (as each version was flagged when stored); flags no version has are left out.
+     */
+    async versionFlagCounts(
+      organizationId: string,
+      dateGte: string,
+      dateLte: string,
+    ): Promise<Partial<Record<QualityFlag, number>>> {
+      const counts = QUALITY_FLAGS.map(
+        (flag, i) =>
+          `count(*) filter (where v.quality_flags & ${qualityFlagBit(flag)} <> 0)::int as f${i}`,
+      );
+      const r = await sql<Record<string, number>>`
+        select ${sql.raw(counts.join(", "))}
+        from reports r join report_versions v on v.report_id = r.id
+        where r.organization_id = ${organizationId}
+          and r.date between ${dateGte}::date and ${dateLte}::date`.execute(db);
+      const row = r.rows[0] ?? {};
+      return Object.fromEntries(
+        QUALITY_FLAGS.flatMap((flag, i) => ((row[`f${i}`] ?? 0) > 0 ? [[flag, row[`f${i}`]]] : [])),
+      );
+    },
+
+    /** The lowest and highest report id (undefined without reports). */
+    async reportIdRange(): Promise<{ min: number; max: number } | undefined> {
+      const r = await sql<{ min: string | null; max: string | null }>`
+        select min(id)::text as min, max(id)::text as max from reports`.execute(db);
+      const row = r.rows[0];
+      if (row?.min == null || row.max == null) return undefined;
+      return { min: Number(row.min), max: Number(row.max) };
+    },
+
+    /**
+     * Recomputes `exceeds_public_depth` of the reports with ids in [fromId, toId) (of the given
+     * market-days only, when given), writing only rows whose flags change. One short statement
+     * per id range: a batch locks only the rows it changes, for the time of one range, and
+     * never waits for a row lock.
+     */
+    async recomputeRange(fromId: number, toId: number, days?: MarketDay[]): Promise<number> {
+      const newFlags = sql.raw(
+        `(r.quality_flags & ${~EXCEEDS_PUBLIC_DEPTH_BIT & 0x7fff}
+          | ${exceedsPublicDepthSql("r", String(publicDepthTolerance))})::smallint`,
+      );
+      const col = <T>(f: (d: MarketDay) => T) => (days ?? []).map(f);
+      const only =
+        days === undefined
+          ? sql``
+          : sql`and (r.exchange_id, r.base_coin_id, r.instrument_type, r.date) in (
+              select * from unnest(${col((d) => d.exchangeId)}::text[],
+                ${col((d) => d.baseCoinId)}::text[], ${col((d) => d.instrumentType)}::text[],
+                ${col((d) => d.date)}::date[]))`;
+      // SKIP LOCKED: a row a submission is rewriting gets its flags from that submission's
+      // statement; waiting for it instead would hold this range's locks meanwhile, and a
+      // submission waiting for one of them would deadlock with it.
+      const r = await sql`
+        with target as (
+          select r.id, ${newFlags} as flags from reports r
+          where r.id >= ${fromId} and r.id < ${toId} ${only} and r.quality_flags <> ${newFlags}
+          for update skip locked
+        )
+        update reports r set quality_flags = t.flags from target t where r.id = t.id`.execute(db);
+      return Number(r.numAffectedRows ?? 0);
+    },
+  };
+}
+
+export type QualityDepthStore = ReturnType<typeof createQualityDepthStore>;
