@@ -71,6 +71,7 @@ describe("the OpenAPI document", () => {
       "dateLte",
       "page",
       "pageSize",
+      "include",
     ]);
   });
 });
