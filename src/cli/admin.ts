@@ -4,6 +4,7 @@ import type { System } from "../system.js";
 import { registerMarketDataCommands } from "./market-data.js";
 import { registerObligationCommands } from "./obligation.js";
 import { UsageError } from "./read-json.js";
+import { textTable } from "./text-table.js";
 
 export type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd?: string };
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
@@ -80,7 +81,7 @@ function registerOrganizationCommands(program: Command, run: Run): void {
     run(
       (admin) => admin.listOrganizations(),
       (rows: { id: string; name: string; kind: string; coins: string[] }[]) =>
-        table(rows.map((r) => [r.id, r.name, r.kind, r.coins.join(",")])),
+        textTable(rows.map((r) => [r.id, r.name, r.kind, r.coins.join(",")])),
     ),
   );
 }
@@ -118,7 +119,7 @@ function registerKeyCommands(program: Command, run: Run): void {
           revokedAt: Date | null;
         }[],
       ) =>
-        table([
+        textTable([
           ["ID", "PREFIX", "LABEL", "CREATED", "LAST USED", "REVOKED"],
           ...rows.map((r) => [
             r.id,
@@ -184,7 +185,7 @@ function registerEngagementCommands(program: Command, run: Run): void {
     run(
       (admin, { args }: Input) => admin.listEngagements(args[0] ?? ""),
       (rows: { baseCoinId: string; type: string; since: string; until: string | null }[]) =>
-        table([
+        textTable([
           ["BASE COIN", "TYPE", "SINCE", "UNTIL"],
           ...rows.map((r) => [r.baseCoinId, r.type, r.since, r.until ?? ""]),
         ]),
@@ -211,17 +212,3 @@ function iso(value: Date | null): string {
   return value === null ? "" : value.toISOString();
 }
 
-function table(rows: string[][]): string {
-  const widths = rows.reduce<number[]>(
-    (w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)),
-    [],
-  );
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}

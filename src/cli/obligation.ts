@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { StoredObligation } from "../store/obligation-store.js";
 import { type Input, type Io, json, type Run } from "./admin.js";
 import { readJson, UsageError } from "./read-json.js";
+import { textTable } from "./text-table.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -113,16 +114,5 @@ function obligationTable(rows: StoredObligation[]): string {
         .join(" "),
     ]);
   }
-  const widths = lines.reduce<number[]>(
-    (w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)),
-    [],
-  );
-  return lines
-    .map((row) =>
-      row
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  return textTable(lines);
 }

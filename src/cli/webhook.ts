@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { NotFoundError } from "../domain/errors.js";
 import type { System } from "../system.js";
 import { type Io, json } from "./admin.js";
+import { textTable } from "./text-table.js";
 
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
 type Options = { json?: boolean; event: string[]; description?: string };
@@ -23,7 +24,7 @@ export function registerWebhookCommands(program: Command, io: Io, withSystem: Wi
     run(
       async (system, [org = ""]) => (await system.services.webhooks.list(org)).items,
       (rows) =>
-        table([
+        textTable([
           ["ID", "URL", "EVENTS", "DISABLED", "DESCRIPTION"],
           ...rows.map((w) => [
             w.id,
@@ -86,17 +87,3 @@ function runner(io: Io, withSystem: WithSystem) {
     };
 }
 
-function table(rows: string[][]): string {
-  const widths = rows.reduce<number[]>(
-    (w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)),
-    [],
-  );
-  return rows
-    .map((row) =>
-      row
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
