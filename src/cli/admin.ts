@@ -211,4 +211,3 @@ function registerEligibilityCommands(program: Command, run: Run): void {
 function iso(value: Date | null): string {
   return value === null ? "" : value.toISOString();
 }
-

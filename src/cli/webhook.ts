@@ -86,4 +86,3 @@ function runner(io: Io, withSystem: WithSystem) {
       io.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${print(result)}\n`);
     };
 }
-
