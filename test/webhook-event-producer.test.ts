@@ -268,8 +268,16 @@ describe("webhook events derived from stored data", () => {
       await run("2026-03-08T15:00:10Z");
       expect(await holes()).toBe(1);
       await slow.end("rollback");
-      await run("2026-03-08T15:01:00Z");
-      expect(await holes()).toBe(0);
+      // Dropped once every transaction that was running when the hole was noted has ended:
+      // the server's oldest running transaction decides, and other test files' transactions on
+      // the same server may hold it back for a moment.
+      let left = 1;
+      for (let pass = 0; pass < 100 && left > 0; pass++) {
+        await run(new Date(Date.parse("2026-03-08T15:01:00Z") + pass * 1_000).toISOString());
+        left = await holes();
+        if (left > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(left).toBe(0);
     } finally {
       await slow.close();
     }
