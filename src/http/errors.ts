@@ -8,7 +8,7 @@ export type ErrorBody =
   | { statusCode: 401; message: string }
   | { statusCode: number; error: string; message: string };
 
-const RETRY_AFTER_SECONDS = { unavailable: 5, overloaded: 1 };
+export const RETRY_AFTER_SECONDS = { unavailable: 5, overloaded: 1 };
 
 /**
  * The 400 of CONTRACT section 2: each problem's path and message. Problem codes are kept in the
@@ -37,6 +37,17 @@ export function capProblems(problems: Problem[], max: number): Problem[] {
   return [...problems.slice(0, max), { message: `… and ${problems.length - max} more problems` }];
 }
 
+/** The HTTP status of each kind of domain error, for the API and the dashboard alike. */
+export const STATUS_OF_KIND: Record<DomainError["kind"], number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  unavailable: 503,
+};
+
 /** The error handler of the app, with the problem cap of the configuration. */
 export function errorHandler(options: { maxProblems: number }) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
@@ -55,32 +66,20 @@ function handleError(
   options: { maxProblems: number },
 ) {
   if (error instanceof DomainError) {
-    switch (error.kind) {
-      case "invalid":
-        return reply
-          .code(400)
-          .send(
-            badRequest(
-              error instanceof ValidationError
-                ? capProblems(error.problems, options.maxProblems)
-                : [{ message: error.message }],
-            ),
-          );
-      case "unauthenticated":
-        return reply.code(401).send(errorBody(401, error.message));
-      case "forbidden":
-        return reply.code(403).send(errorBody(403, error.message));
-      case "not_found":
-        return reply.code(404).send(errorBody(404, error.message));
-      case "conflict":
-        return reply.code(409).send(errorBody(409, error.message));
-      case "unprocessable":
-        return reply.code(422).send(errorBody(422, error.message));
-      case "unavailable":
-        request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
-        reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
-        return reply.code(503).send(errorBody(503, "Service temporarily unavailable; retry later"));
+    const status = STATUS_OF_KIND[error.kind];
+    if (error.kind === "invalid") {
+      const problems =
+        error instanceof ValidationError
+          ? capProblems(error.problems, options.maxProblems)
+          : [{ message: error.message }];
+      return reply.code(400).send(badRequest(problems));
     }
+    if (error.kind === "unavailable") {
+      request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
+      reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
+      return reply.code(503).send(errorBody(503, "Service temporarily unavailable; retry later"));
+    }
+    return reply.code(status).send(errorBody(status, error.message));
   }
   const fastifyError = error as FastifyError;
   const status = fastifyError.statusCode;

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { SubmissionType } from "../domain/report.js";
+import { engagementsWithNames, typedEngagements } from "./organization-profiles.js";
 import type { Tables } from "./tables.js";
 
 /**
@@ -10,22 +10,13 @@ export function createOperatorStore(db: Kysely<Tables>) {
   return {
     /** Every engagement, ended ones included, by organization, coin and start. */
     async engagements() {
-      const rows = await db
-        .selectFrom("engagements as g")
-        .innerJoin("organizations as o", "o.id", "g.organization_id")
-        .select([
-          "g.organization_id as organizationId",
-          "o.name as organizationName",
-          "g.base_coin_id as baseCoinId",
-          "g.type",
-          "g.since",
-          "g.until",
-        ])
-        .orderBy("g.organization_id")
-        .orderBy("g.base_coin_id")
-        .orderBy("g.since")
-        .execute();
-      return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
+      return typedEngagements(
+        await engagementsWithNames(db)
+          .orderBy("g.organization_id")
+          .orderBy("g.base_coin_id")
+          .orderBy("g.since")
+          .execute(),
+      );
     },
 
     /**

@@ -42,25 +42,16 @@ export function organizationProfileQueries(db: Kysely<Tables>) {
      * with the organization's name, ordered by coin and organization.
      */
     async activeEngagementsAcross(today: string, coins?: readonly string[]) {
-      let q = db
-        .selectFrom("engagements as g")
-        .innerJoin("organizations as o", "o.id", "g.organization_id")
-        .select([
-          "g.organization_id as organizationId",
-          "o.name as organizationName",
-          "g.base_coin_id as baseCoinId",
-          "g.type",
-          "g.since",
-          "g.until",
-        ])
+      let q = engagementsWithNames(db)
         .where("g.since", "<=", today)
         .where((eb) => eb.or([eb("g.until", "is", null), eb("g.until", ">=", today)]));
       if (coins !== undefined) {
         if (coins.length === 0) return [];
         q = q.where("g.base_coin_id", "in", coins);
       }
-      const rows = await q.orderBy("g.base_coin_id").orderBy("g.organization_id").execute();
-      return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
+      return typedEngagements(
+        await q.orderBy("g.base_coin_id").orderBy("g.organization_id").execute(),
+      );
     },
 
     /**
@@ -89,4 +80,23 @@ export function organizationProfileQueries(db: Kysely<Tables>) {
       return Number(kindChanged.numUpdatedRows) + Number(deleted.numDeletedRows) + added;
     },
   };
+}
+
+/** Engagements with their organization's name: the select both the listing and the operator use. */
+export function engagementsWithNames(db: Kysely<Tables>) {
+  return db
+    .selectFrom("engagements as g")
+    .innerJoin("organizations as o", "o.id", "g.organization_id")
+    .select([
+      "g.organization_id as organizationId",
+      "o.name as organizationName",
+      "g.base_coin_id as baseCoinId",
+      "g.type",
+      "g.since",
+      "g.until",
+    ]);
+}
+
+export function typedEngagements<R extends { type: string }>(rows: R[]) {
+  return rows.map((r) => ({ ...r, type: r.type as SubmissionType }));
 }

@@ -1,17 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { DomainError, ValidationError } from "../../domain/errors.js";
+import { RETRY_AFTER_SECONDS, STATUS_OF_KIND } from "../errors.js";
 import { html } from "./html.js";
 import { documentOf, sendHtml, sendPage } from "./layout.js";
-
-const STATUS_OF: Record<DomainError["kind"], number> = {
-  invalid: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  unprocessable: 422,
-  unavailable: 503,
-};
 
 const TITLES: Record<number, string> = {
   400: "Check the filters",
@@ -46,8 +37,8 @@ export function dashboardErrorHandler(
   reply: FastifyReply,
 ) {
   if (error instanceof DomainError) {
-    const status = STATUS_OF[error.kind];
-    if (status === 503) reply.header("retry-after", "5");
+    const status = STATUS_OF_KIND[error.kind];
+    if (status === 503) reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
     const messages =
       error instanceof ValidationError
         ? error.problems.map((p) => (p.path === undefined ? p.message : `${p.path}: ${p.message}`))
