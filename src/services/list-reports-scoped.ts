@@ -6,6 +6,7 @@ import { storableText } from "../schemas/text.js";
 import type { MarketFilter } from "../store/report-listing.js";
 import type { ScopedListCursor, ScopedListFilter } from "../store/report-listing-scoped.js";
 import type { Stores } from "../store/stores.js";
+import { exportChunks } from "./export-chunks.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
 export type ScopedListDeps = Pick<Stores, "scopedListing">;
@@ -31,8 +32,6 @@ export async function listScopedReportsJson(
   return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => listedItemJson(i, query)).join(",")}]}`;
 }
 
-const EXPORT_CHUNK = 500;
-
 /** Every report of the scoped listing, chunk by chunk (with `page`, that page only). */
 export async function* exportScopedReports(
   deps: ScopedListDeps,
@@ -46,17 +45,9 @@ export async function* exportScopedReports(
     yield items.map((item) => csvItemOf<ScopedReportCsvItem>(item, query));
     return;
   }
-  let cursor: ScopedListCursor | undefined;
-  do {
-    const { items, next } = await deps.scopedListing.after(
-      filter,
-      EXPORT_CHUNK,
-      cursor,
-      query.include === "quality",
-    );
-    if (items.length > 0) yield items;
-    cursor = next;
-  } while (cursor !== undefined);
+  yield* exportChunks((limit, cursor: ScopedListCursor | undefined) =>
+    deps.scopedListing.after(filter, limit, cursor, query.include === "quality"),
+  );
 }
 
 const NO_COINS: CrossScope = { kind: "coins", baseCoinIds: [] };

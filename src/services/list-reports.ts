@@ -4,6 +4,7 @@ import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
 import type { ReportCsvItem } from "../schemas/report.js";
 import type { ListCursor, ListFilter, MarketFilter, PageItem } from "../store/report-listing.js";
 import type { Stores } from "../store/stores.js";
+import { exportChunks } from "./export-chunks.js";
 import { exportScopedReports, listScopedReportsJson } from "./list-reports-scoped.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
@@ -47,8 +48,6 @@ function pagingOf(query: ListQuery) {
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
-const EXPORT_CHUNK = 500;
-
 /**
  * Every report the listing would return, in listing order, chunk by chunk (a keyset walk, so
  * a long export costs the same per chunk from start to end). With `page` set, that page only.
@@ -70,17 +69,9 @@ export async function* exportReports(
     yield items.map((item) => csvItemOf<ReportCsvItem>(item, query));
     return;
   }
-  let cursor: ListCursor | undefined;
-  do {
-    const { items, next } = await deps.listing.after(
-      filter,
-      EXPORT_CHUNK,
-      cursor,
-      query.include === "quality",
-    );
-    if (items.length > 0) yield items;
-    cursor = next;
-  } while (cursor !== undefined);
+  yield* exportChunks((limit, cursor: ListCursor | undefined) =>
+    deps.listing.after(filter, limit, cursor, query.include === "quality"),
+  );
 }
 
 /** The listing filter: the query's, within the coins the organization is engaged for today. */

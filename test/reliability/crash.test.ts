@@ -6,9 +6,8 @@ import { METRICS } from "../../src/domain/report.js";
 import { baseFixture, KEYS, v2Record } from "../helpers/fixture.js";
 import {
   addDays,
-  adminUrl,
   call,
-  createDatabase,
+  databaseBackends,
   killHard,
   type Server,
   shuffle,
@@ -202,34 +201,7 @@ async function submitUntilKilled(
   await Promise.all(Array.from({ length: CLIENTS }, client));
 }
 
-type Backend = {
-  name: string;
-  enabled: boolean;
-  setUp(): Promise<{ env: Record<string, string>; tearDown(): Promise<void> }>;
-};
-
-const backends: Backend[] = [
-  {
-    name: "PGlite on disk",
-    enabled: true,
-    async setUp() {
-      const dataDir = mkdtempSync(join(tmpdir(), "tr-crash-pglite-"));
-      return {
-        env: { DATA_DIR: dataDir },
-        tearDown: async () => rmSync(dataDir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: "PostgreSQL",
-    enabled: adminUrl !== undefined,
-    async setUp() {
-      if (adminUrl === undefined) throw new Error("TEST_DATABASE_URL is not set");
-      const database = await createDatabase(adminUrl);
-      return { env: { DATABASE_URL: database.url }, tearDown: () => database.drop() };
-    },
-  },
-];
+const backends = databaseBackends("tr-crash-pglite-");
 
 let dir: string;
 beforeAll(() => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
@@ -201,6 +202,38 @@ export function writeSeed(dir: string, fixture: Fixture): string {
 }
 
 export const adminUrl = process.env.TEST_DATABASE_URL;
+
+/** Where a test's `serve` keeps its data: PGlite on disk always, PostgreSQL when configured. */
+export type Backend = {
+  name: string;
+  enabled: boolean;
+  setUp(): Promise<{ env: Record<string, string>; tearDown(): Promise<void> }>;
+};
+
+export function databaseBackends(tempPrefix: string): Backend[] {
+  return [
+    {
+      name: "PGlite on disk",
+      enabled: true,
+      async setUp() {
+        const dataDir = mkdtempSync(join(tmpdir(), tempPrefix));
+        return {
+          env: { DATA_DIR: dataDir },
+          tearDown: async () => rmSync(dataDir, { recursive: true, force: true }),
+        };
+      },
+    },
+    {
+      name: "PostgreSQL",
+      enabled: adminUrl !== undefined,
+      async setUp() {
+        if (adminUrl === undefined) throw new Error("TEST_DATABASE_URL is not set");
+        const database = await createDatabase(adminUrl);
+        return { env: { DATABASE_URL: database.url }, tearDown: () => database.drop() };
+      },
+    },
+  ];
+}
 
 /** A fresh database on the TEST_DATABASE_URL server; `drop` removes it (and its sessions). */
 export async function createDatabase(

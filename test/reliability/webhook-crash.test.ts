@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseFixture, KEYS } from "../helpers/fixture.js";
 import { eventually, type Receiver, startReceiver, verified } from "../helpers/webhook-receiver.js";
 import {
-  adminUrl,
   call,
-  createDatabase,
+  databaseBackends,
   killHard,
   runCommand,
   startServer,
@@ -22,28 +21,7 @@ import {
  * delivered); the restarted process delivers it, with the same webhook-id. The endpoint is
  * created with the CLI while the server runs (on PGlite, sent to it over its control socket).
  */
-const backends = [
-  {
-    name: "PGlite",
-    enabled: true,
-    async setUp() {
-      const dataDir = mkdtempSync(join(tmpdir(), "tr-hook-crash-"));
-      return {
-        env: { DATA_DIR: dataDir },
-        tearDown: async () => rmSync(dataDir, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
-    name: "PostgreSQL",
-    enabled: adminUrl !== undefined,
-    async setUp() {
-      if (adminUrl === undefined) throw new Error("TEST_DATABASE_URL is not set");
-      const database = await createDatabase(adminUrl);
-      return { env: { DATABASE_URL: database.url }, tearDown: () => database.drop() };
-    },
-  },
-];
+const backends = databaseBackends("tr-hook-crash-");
 
 let dir: string;
 let receiver: Receiver;
