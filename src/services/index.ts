@@ -17,6 +17,7 @@ import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
+import type { SubmissionMeter } from "./submission-meter.js";
 import { createSubmissionServices } from "./submission-services.js";
 import { assertMaySubmit } from "./submit-reports.js";
 import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
@@ -30,6 +31,8 @@ export type ServiceOptions = {
   webhooks?: WebhookOptions;
   /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
   dashboardSessions?: SessionLimits;
+  /** Hears every decided submission (GET /metrics); none: nothing is counted. */
+  submissionMeter?: SubmissionMeter;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
@@ -52,7 +55,13 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     ...guarded(
-      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
+      createSubmissionServices({
+        stores,
+        referenceData,
+        now,
+        deadlineUtc: scoring.deadlineUtc,
+        meter: options.submissionMeter,
+      }),
     ),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
