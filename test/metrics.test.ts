@@ -1,16 +1,17 @@
+import { readFileSync } from "node:fs";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { System } from "../src/system.js";
 import { onPostgres } from "./helpers/database.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
-import { METRICS_TOKEN, samplesOf, startMetricsSystem } from "./helpers/metrics.js";
+import { METRICS_TOKEN, metricNamesOf, samplesOf, startMetricsSystem } from "./helpers/metrics.js";
 
 let system: System;
 let app: FastifyInstance;
 beforeAll(async () => {
   ({ system } = await startMetricsSystem({ METRICS_TOKEN }));
   app = await system.http(false);
-});
+}, 180_000);
 afterAll(async () => {
   await app?.close();
   await system?.close();
@@ -180,8 +181,15 @@ describe("GET /metrics counts a known workload exactly", () => {
   });
 });
 
-describe("replica lag", () => {
-  it("is the provider's figure when a replica is configured", async () => {
+/** The metric names a PromQL expression uses (a histogram's series by the histogram's name). */
+function metricNamesIn(expr: string): string[] {
+  return [...expr.matchAll(/\b((?:trading_reports|nodejs|process)_\w+)/g)].map((m) =>
+    (m[1] as string).replace(/_(bucket|count|sum)$/, ""),
+  );
+}
+
+describe("a scrape with a replica configured", () => {
+  it("has the provider's replica lag, and every metric the Grafana dashboard uses", async () => {
     const { system: withReplica } = await startMetricsSystem(
       { METRICS_TOKEN },
       { replicaLagSeconds: () => 1.5 },
@@ -193,6 +201,13 @@ describe("replica lag", () => {
         headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       });
       expect(samplesOf(response.body).get("trading_reports_replica_lag_seconds")).toBe(1.5);
+      const dashboard = JSON.parse(readFileSync("docs/grafana-dashboard.json", "utf8")) as {
+        panels: { title: string; targets: { expr: string }[] }[];
+      };
+      const used = dashboard.panels.flatMap((p) => p.targets.flatMap((t) => metricNamesIn(t.expr)));
+      expect(used.length).toBeGreaterThan(12);
+      const exported = metricNamesOf(response.body);
+      expect([...new Set(used)].filter((name) => !exported.has(name))).toEqual([]);
     } finally {
       await replicaApp.close();
       await withReplica.close();
