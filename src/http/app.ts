@@ -87,10 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
-  const token = options.metrics?.token;
-  if (options.metrics !== undefined && token !== undefined) {
-    await app.register(metricsRoute({ ...options.metrics, token }));
-  }
+  await app.register(metricsRoute(options.metrics));
   await app.register(async (api) => {
     noStore(api);
     authenticateWithLimits(api, {

@@ -23,11 +23,16 @@ export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
   });
 }
 
-/** `GET /metrics` on the API's own port, behind METRICS_TOKEN (hidden from the OpenAPI document). */
-export function metricsRoute(exposure: MetricsExposure & { token: string }) {
+/**
+ * `GET /metrics` on the API's own port, behind METRICS_TOKEN (hidden from the OpenAPI
+ * document); without a token, no route at all (a 404 like any unknown path).
+ */
+export function metricsRoute(exposure: MetricsExposure | undefined) {
   return async (app: FastifyInstance) => {
+    const token = exposure?.token;
+    if (exposure === undefined || token === undefined) return;
     app.get("/metrics", { schema: { hide: true } }, async (request, reply) => {
-      if (!bearerMatches(request.headers.authorization, exposure.token)) {
+      if (!bearerMatches(request.headers.authorization, token)) {
         return reply
           .code(401)
           .header("www-authenticate", 'Bearer realm="metrics"')

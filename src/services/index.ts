@@ -54,15 +54,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    ...guarded(
-      createSubmissionServices({
-        stores,
-        referenceData,
-        now,
-        deadlineUtc: scoring.deadlineUtc,
-        meter: options.submissionMeter,
-      }),
-    ),
+    ...guarded(submissionServicesOf(stores, referenceData, scoring, options.submissionMeter)),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson(listingContext, caller, query),
@@ -114,6 +106,16 @@ function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>
   return Object.fromEntries(
     Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
   ) as T;
+}
+
+function submissionServicesOf(
+  stores: Stores,
+  referenceData: ReferenceDataCache,
+  scoring: { now: () => Date; deadlineUtc: string },
+  meter: SubmissionMeter | undefined,
+) {
+  const { now, deadlineUtc } = scoring;
+  return createSubmissionServices({ stores, referenceData, now, deadlineUtc, meter });
 }
 
 function dashboardSessionsOf(
