@@ -1,5 +1,6 @@
 import { dashboardLines } from "./dashboard.js";
 import { idempotencyLines } from "./idempotency.js";
+import { metricsLines } from "./metrics.js";
 import { qualityLines } from "./quality.js";
 import type {
   BenchResults,
@@ -27,6 +28,7 @@ export function markdown(r: BenchResults): string {
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
+    if (t.metrics !== undefined) lines.push(...metricsLines(target, t.metrics));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;

@@ -1,6 +1,7 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
+import type { MetricsBenchResults } from "./metrics.js";
 import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
 
@@ -89,6 +90,7 @@ export type TargetResults = {
   listing?: ListingResults;
   webhooks?: WebhookBenchResults;
   idempotency?: IdempotencyResults;
+  metrics?: MetricsBenchResults;
 };
 
 export type BenchResults = {

@@ -18,6 +18,7 @@ import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
+import { metricsSuite } from "./metrics.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import type {
@@ -46,6 +47,7 @@ const parts = {
   idempotency: runs("idempotency"),
   // The quality flags' recomputation (PostgreSQL only; see quality.ts).
   quality: runs("quality"),
+  metrics: runs("metrics"),
 };
 const BATCH = 300;
 const plan = quick
@@ -149,7 +151,18 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     idempotency = await idempotencySuite(db.env, fixtureFile, options);
     await db.drop();
   }
-  return { ingest, listing, webhooks, idempotency };
+  let metrics: TargetResults["metrics"];
+  if (parts.metrics) {
+    const [offDb, onDb] = [
+      await freshTarget(target, "metrics_off"),
+      await freshTarget(target, "metrics_on"),
+    ];
+    const options = { batches: plan.idempotency, concurrency: 4, log };
+    metrics = await metricsSuite({ off: offDb.env, on: onDb.env }, fixtureFile, options);
+    await offDb.drop();
+    await onDb.drop();
+  }
+  return { ingest, listing, webhooks, idempotency, metrics };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };

@@ -77,6 +77,23 @@ const environmentSchema = z.object({
   WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
   // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
   SUBMISSION_LOG_DAYS: positiveInt(400),
+  // GET /metrics (README "Metrics"): a listener of its own, and/or the API's port behind a
+  // Bearer token; neither set: no metrics at all.
+  METRICS_PORT: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce.number().int().min(0).max(65_535).optional(),
+  ),
+  METRICS_HOST: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.string().min(1).default("127.0.0.1"),
+  ),
+  METRICS_TOKEN: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{16,}$/, "must be at least 16 printable characters, no spaces")
+      .optional(),
+  ),
 });
 
 export type Config = {
@@ -95,6 +112,16 @@ export type Config = {
   /** Days `submissions purge` keeps of the submission log. */
   submissionLogDays: number;
   dashboardSessions: SessionLimits;
+  metrics: MetricsConfig;
+};
+
+/** Where GET /metrics is served; `enabled` false: nowhere (and nothing is counted). */
+export type MetricsConfig = {
+  enabled: boolean;
+  /** METRICS_PORT and METRICS_HOST: a listener of its own. */
+  listen: { host: string; port: number } | undefined;
+  /** METRICS_TOKEN: the Bearer token; with it, the API's port serves /metrics too. */
+  token: string | undefined;
 };
 
 export type WebhookConfig = {
@@ -195,6 +222,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dashboardSessions: {
       idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
       maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3_600_000,
+    },
+    metrics: {
+      enabled: e.METRICS_PORT !== undefined || e.METRICS_TOKEN !== undefined,
+      listen:
+        e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+      token: e.METRICS_TOKEN,
     },
   };
 }

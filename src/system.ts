@@ -2,14 +2,16 @@ import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
 import { type AppOptions, buildApp } from "./http/app.js";
+import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
 import { createWebhookEventProducer } from "./jobs/webhook-event-producer.js";
+import { createMetrics, type Metrics, type MetricsSources } from "./metrics/metrics.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
-import { createStores } from "./store/stores.js";
+import { createStores, type Stores } from "./store/stores.js";
 
 /**
  * The composition root: the whole system, wired once. `serve` and every CLI command build
@@ -30,6 +32,8 @@ export async function createSystem(
      */
     database?: Database;
     now?: () => Date;
+    /** The read replica's lag in seconds, for GET /metrics (absent: no replica). */
+    replicaLagSeconds?: MetricsSources["replicaLagSeconds"];
   } = {},
 ) {
   // `applied`: the migrations applied on opening (none on a database the system was given).
@@ -42,12 +46,14 @@ export async function createSystem(
     publicDepthTolerance: config.publicDepthTolerance,
   });
   const now = options.now ?? (() => new Date());
+  const metrics = metricsOf(config, database, stores, options.replicaLagSeconds);
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
     dashboardSessions: config.dashboardSessions,
+    submissionMeter: metrics?.submissions,
   });
   const admin = createAdminServices(stores, {
     now,
@@ -55,7 +61,9 @@ export async function createSystem(
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
   /** The HTTP API over these services (not listening yet). */
-  const http = (logger: AppOptions["logger"]) => buildApp({ services, http: config.http, logger });
+  const exposure = metrics && { metrics, token: config.metrics.token };
+  const http = (logger: AppOptions["logger"]) =>
+    buildApp({ services, http: config.http, logger, metrics: exposure });
   return {
     config,
     database,
@@ -64,6 +72,9 @@ export async function createSystem(
     services,
     admin,
     http,
+    /** METRICS_PORT's own listener (`serve` starts it; undefined: not configured). */
+    listenForMetrics: async () =>
+      exposure && config.metrics.listen && listenForMetrics(exposure, config.metrics.listen),
     /** The webhook delivery job (`serve` runs it; `stop` before `close`). */
     startWebhookDeliveries: (options: Partial<WebhookJobOptions> = {}) =>
       startWebhookDeliveries(stores, { ...config.webhooks, now, ...options }),
@@ -95,6 +106,21 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     await database.close();
     throw error;
   }
+}
+
+/** The metrics, when GET /metrics is served somewhere (METRICS_PORT or METRICS_TOKEN). */
+function metricsOf(
+  config: Config,
+  database: Database,
+  stores: Stores,
+  replicaLagSeconds: MetricsSources["replicaLagSeconds"],
+): Metrics | undefined {
+  if (!config.metrics.enabled) return undefined;
+  return createMetrics({
+    poolStats: database.poolStats,
+    referenceFreshness: stores.operator.referenceFreshness,
+    replicaLagSeconds,
+  });
 }
 
 /** Connections one request may use at once: a share of PostgreSQL's pool; PGlite has one. */

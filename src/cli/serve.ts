@@ -1,5 +1,6 @@
+import type { Server } from "node:http";
 import { PassThrough } from "node:stream";
-import { loadConfig } from "../config.js";
+import { httpUrl, loadConfig } from "../config.js";
 import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
   DEMO_API_KEY,
@@ -37,11 +38,13 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   ownership?.accept((request) => runCommand(request, io, system, runHere));
   const app = await system.http({ level: config.logLevel, stream: io.stderr });
   const host = options.host ?? config.listen.host;
+  let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
   try {
     if (guardDemo) await refuseForeignDatabase(system);
     if (options.seed !== undefined) await system.admin.loadFixture(options.seed);
     if (options.demo) await loadDemo(system.stores, system.services, new Date());
     await app.listen({ host, port: options.port ?? config.listen.port });
+    metricsServer = await system.listenForMetrics();
   } catch (error) {
     await app.close();
     await system.close();
@@ -65,6 +68,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
       await app.close(); // stops accepting, lets requests in flight finish
+      metricsServer?.close();
       await system.webhookEventProducer.stop();
       await deliveries.stop(); // lets attempts in flight end and records them
       await purge.stop();
@@ -75,6 +79,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
     process.once("SIGINT", stop);
   });
   announce(io, base, config.webhooks.allowInsecure, options.demo === true);
+  announceMetrics(io, metricsServer, base, config.metrics.token !== undefined);
   await stopped;
 }
 
@@ -106,6 +111,15 @@ function announce(io: Io, base: string, insecureWebhooks: boolean, demo: boolean
       `dashboard: open ${base}/app and sign in with the market-maker, project or operator key above\n`,
     );
   }
+}
+
+/** Where GET /metrics answers, if anywhere (README "Metrics"). */
+function announceMetrics(io: Io, server: Server | undefined, base: string, token: boolean): void {
+  const address = server?.address();
+  if (typeof address === "object" && address !== null) {
+    io.stdout.write(`metrics: ${httpUrl(address.address, address.port)}/metrics\n`);
+  }
+  if (token) io.stdout.write(`metrics: ${base}/metrics (Authorization: Bearer METRICS_TOKEN)\n`);
 }
 
 /**

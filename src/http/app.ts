@@ -17,6 +17,7 @@ import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-li
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes } from "./dashboard/index.js";
 import { errorBody, errorHandler } from "./errors.js";
+import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
 import { requestIdOf } from "./request-id.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -41,6 +42,8 @@ export type AppOptions = {
   services: Services;
   http: HttpConfig;
   logger: FastifyServerOptions["logger"];
+  /** GET /metrics: request figures observed; the route on this port only with a token. */
+  metrics?: MetricsExposure;
 };
 
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -64,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  if (options.metrics !== undefined) observeRequests(app, options.metrics.metrics);
   securityHeaders(app);
   idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
   limitRequestsPerAddress(app, {
@@ -83,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes(services));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
+  await app.register(metricsRoute(options.metrics));
   await app.register(async (api) => {
     noStore(api);
     authenticateWithLimits(api, {

@@ -17,6 +17,7 @@ import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
 import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
+import type { SubmissionMeter } from "./submission-meter.js";
 import { createSubmissionServices } from "./submission-services.js";
 import { assertMaySubmit } from "./submit-reports.js";
 import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
@@ -30,6 +31,8 @@ export type ServiceOptions = {
   webhooks?: WebhookOptions;
   /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
   dashboardSessions?: SessionLimits;
+  /** Hears every decided submission (GET /metrics); none: nothing is counted. */
+  submissionMeter?: SubmissionMeter;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
@@ -51,9 +54,7 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    ...guarded(
-      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
-    ),
+    ...guarded(submissionServicesOf(stores, referenceData, scoring, options.submissionMeter)),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
       listReportsJson(listingContext, caller, query),
@@ -105,6 +106,16 @@ function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>
   return Object.fromEntries(
     Object.entries(functions).map(([name, fn]) => [name, unavailableWhenDatabaseIs(fn)]),
   ) as T;
+}
+
+function submissionServicesOf(
+  stores: Stores,
+  referenceData: ReferenceDataCache,
+  scoring: { now: () => Date; deadlineUtc: string },
+  meter: SubmissionMeter | undefined,
+) {
+  const { now, deadlineUtc } = scoring;
+  return createSubmissionServices({ stores, referenceData, now, deadlineUtc, meter });
 }
 
 function dashboardSessionsOf(

@@ -12,6 +12,12 @@ import {
   type Rejection,
   recordRejection,
 } from "./submission-log.js";
+import {
+  meteredSubmit,
+  meterRejection,
+  meterReplay,
+  type SubmissionMeter,
+} from "./submission-meter.js";
 import { type SubmitRequest, submitReports } from "./submit-reports.js";
 
 /**
@@ -23,27 +29,37 @@ export function createSubmissionServices(context: {
   referenceData: ReferenceDataCache;
   now: () => Date;
   deadlineUtc: string;
+  meter?: SubmissionMeter;
 }) {
-  const { stores, referenceData, now } = context;
+  const { stores, referenceData, now, meter } = context;
   const submissionLog = { stores, now };
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
   return {
     submitReports: (caller: Caller, request: SubmitRequest) =>
-      submitReports({ reports: stores.reports, referenceData, now }, caller, request),
+      meteredSubmit(meter, (r) =>
+        submitReports({ reports: stores.reports, referenceData, now }, caller, r),
+      )(request),
     /** The same under an Idempotency-Key: the answer to send, fresh or replayed. */
-    submitReportsIdempotently: (
+    submitReportsIdempotently: async (
       caller: Caller,
       request: SubmitRequest,
       idempotency: IdempotentRequest,
-    ) =>
-      submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
-        submitReports({ reports: writer, referenceData, now }, caller, request),
-      ),
+    ) => {
+      const answer = await submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
+        meteredSubmit(meter, (r) =>
+          submitReports({ reports: writer, referenceData, now }, caller, r),
+        )(request),
+      );
+      meterReplay(meter, request, answer);
+      return answer;
+    },
     /** Deletes Idempotency-Keys past retention (the purge job of `serve` calls it). */
     purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** Logs a submission refused after authentication (the route's onError). */
-    recordRejection: (caller: Caller, rejection: Rejection) =>
-      recordRejection(submissionLog, caller, rejection),
+    recordRejection: (caller: Caller, rejection: Rejection) => {
+      meterRejection(meter, rejection);
+      return recordRejection(submissionLog, caller, rejection);
+    },
     listSubmissions: (caller: Caller, query: SubmissionsQuery) =>
       listSubmissions(submissionLog, caller, query),
     getSubmission: (caller: Caller, id: string) => getSubmission(submissionLog, caller, id),

@@ -4,11 +4,14 @@ import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import { prepareDataDir } from "./data-dir.js";
 import { PGliteDialect } from "./pglite-dialect.js";
+import { PoolMeter, type PoolStats } from "./pool-meter.js";
 import type { Tables } from "./tables.js";
 
 export type Database = {
   db: Kysely<Tables>;
   kind: "postgres" | "pglite";
+  /** The connection pool's figures now (GET /metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 };
 
@@ -31,10 +34,12 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 async function openPGlite(dataDir: string | undefined): Promise<Database> {
   if (dataDir !== undefined) prepareDataDir(dataDir);
   const pglite = await PGlite.create(dataDir, { parsers });
-  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<Tables>({ dialect });
   return {
     db,
     kind: "pglite",
+    poolStats: () => dialect.stats(),
     async close() {
       await db.destroy();
       await pglite.close();
@@ -72,8 +77,24 @@ async function openPostgres(
   pool.on("connect", (client) => {
     client.on("error", () => {});
   });
+  const poolStats = meterConnections(pool, config.poolSize);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: "postgres", close: () => db.destroy() };
+  return { db, kind: "postgres", poolStats, close: () => db.destroy() };
+}
+
+/** Times every `pool.connect()` (Kysely's only way in) and reads the pool's own counts. */
+function meterConnections(pool: pg.Pool, max: number): () => PoolStats {
+  const meter = new PoolMeter();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  pool.connect = (() => meter.time(connect)) as typeof pool.connect;
+  return () => ({
+    max,
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+    acquired: meter.acquired,
+    waitSeconds: meter.waitSeconds,
+  });
 }
 
 export async function ping(db: Kysely<Tables>): Promise<void> {

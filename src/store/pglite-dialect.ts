@@ -13,6 +13,7 @@ import {
   type RawBuilder,
   sql,
 } from "kysely";
+import { PoolMeter, type PoolStats } from "./pool-meter.js";
 
 const SCRIPT = "/* script: several statements */\n";
 
@@ -34,12 +35,26 @@ export function script(text: string): RawBuilder<unknown> {
  * one connection to one caller at a time (a FIFO lock), which is what a pool of size 1 does.
  */
 export class PGliteDialect implements Dialect {
+  /** The one connection's hand-outs and waits (the metrics' pool figures). */
+  readonly meter = new PoolMeter();
+  private busy = false;
+
   constructor(private readonly pglite: PGlite) {}
+
+  /** The one connection as a pool of size 1. */
+  stats(): PoolStats {
+    const { acquired, waitSeconds, pending } = this.meter;
+    const busy = this.busy ? 1 : 0;
+    return { max: 1, total: 1, idle: 1 - busy, waiting: pending, acquired, waitSeconds };
+  }
+
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.meter, (busy) => {
+      this.busy = busy;
+    });
   }
   createIntrospector(db: Kysely<unknown>) {
     return new PostgresIntrospector(db);
@@ -53,13 +68,21 @@ class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private readonly connection: PGliteConnection;
 
-  constructor(pglite: PGlite) {
+  constructor(
+    pglite: PGlite,
+    private readonly meter: PoolMeter,
+    private readonly setBusy: (busy: boolean) => void,
+  ) {
     this.connection = new PGliteConnection(pglite);
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    return this.meter.time(() => this.takeTurn());
+  }
+
+  private async takeTurn(): Promise<DatabaseConnection> {
     let release: () => void = () => {};
     const previous = this.queue;
     this.queue = new Promise<void>((resolve) => {
@@ -70,7 +93,11 @@ class PGliteDriver implements Driver {
     // requests waiting for the connection would hold the event loop until the last is done,
     // and no other request (a health probe) could even be read. Each hand-over waits one turn.
     await nextTurn();
-    this.connection.release = release;
+    this.setBusy(true);
+    this.connection.release = () => {
+      this.setBusy(false);
+      release();
+    };
     return this.connection;
   }
 
