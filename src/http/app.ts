@@ -13,6 +13,7 @@ import { limitConnectionsPerAddress } from "./abuse/connections.js";
 import { limitExportsPerKey } from "./abuse/exports.js";
 import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
+import type { RateCounters } from "./abuse/rate-counters.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes } from "./dashboard/index.js";
@@ -41,6 +42,10 @@ export type AppOptions = {
   services: Services;
   http: HttpConfig;
   logger: FastifyServerOptions["logger"];
+  /** Where rate limits count (default: in this process). */
+  rateCounters?: RateCounters;
+  /** True once the process is shutting down: `/readyz` answers 503 (see serve.ts). */
+  draining?: () => boolean;
 };
 
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -65,10 +70,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header("x-request-id", request.id);
   });
   securityHeaders(app);
+  closeConnectionsWhileDraining(app, options.draining);
   idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
   limitRequestsPerAddress(app, {
     perMinute: http.rateLimitPerAddressPerMinute,
     healthProbesPerMinute: http.healthProbesPerAddressPerMinute,
+    counters: options.rateCounters,
   });
   shedLoadAbove(app, http.maxInFlightRequests);
 
@@ -80,7 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // made on its first request), else HOST and PORT.
   const publicUrl = () => http.publicUrl ?? listeningUrl(app.server) ?? http.listenUrl;
   await app.register(swagger, openApiOptions({ ...http, publicUrl }));
-  await app.register(healthRoutes(services));
+  await app.register(healthRoutes(services, options.draining));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
   await app.register(async (api) => {
@@ -89,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       authenticate: services.authenticate,
       perKeyPerMinute: http.rateLimitPerMinute,
       failuresPerMinute: http.authFailuresPerMinute,
+      counters: options.rateCounters,
     });
     limitExportsPerKey(api, http.maxExportsPerKey);
     await api.register(reportRoutes(services));
@@ -101,6 +109,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
+}
+
+/** Once draining, each answer closes its connection: keep-alive clients move to other nodes. */
+function closeConnectionsWhileDraining(app: FastifyInstance, draining?: () => boolean): void {
+  if (draining === undefined) return;
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (draining()) reply.header("connection", "close");
+    return payload;
+  });
 }
 
 function listeningUrl(server: Server): string | undefined {
@@ -120,6 +137,9 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     connectionTimeout: http.idleTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     genReqId: requestIdOf,
+    // Behind a balancer: the client address is the one it forwards (X-Forwarded-For), from
+    // these addresses only (TRUST_PROXY); the per-address limits count it.
+    trustProxy: http.trustProxy ?? false,
     // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",
