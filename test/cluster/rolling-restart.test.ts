@@ -43,7 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  killServeNodes();
+  await killServeNodes();
   await haproxy?.stop();
   await db?.drop();
 });

@@ -5,6 +5,12 @@ import type { Fixture } from "../../../src/schemas/fixture.js";
 import { runCli } from "../../helpers/cli.js";
 import { baseFixture, KEYS, v2Record } from "../../helpers/fixture.js";
 
+/** Keys of an organization of its own ("reader"): a per-key budget apart from the others'. */
+export const READER_KEYS = [
+  "reader-one-key-0123456789abcdef0123456789",
+  "reader-two-key-0123456789abcdef0123456789",
+] as const;
+
 export { KEYS };
 
 /** Exchanges `ex-00` … with a Chainlink/USDT spot market each: room for many distinct keys. */
@@ -29,6 +35,10 @@ export function nodeFixture(): Fixture {
         derivatives: false,
         marketData: true,
       })),
+    ],
+    organizations: [
+      ...base.organizations,
+      { id: "reader", name: "Reader", apiKeys: [...READER_KEYS], engagements: [] },
     ],
     markets: [
       ...base.markets,

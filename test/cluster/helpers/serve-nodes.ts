@@ -31,14 +31,17 @@ export async function nodeDatabase(): Promise<NodeDatabase> {
   await adminStatement(`create database ${name}`);
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  const client = new pg.Client({ connectionString: url.toString() });
+  // The database is dropped with (force): a late FATAL from it is no test failure.
+  client.on("error", () => {});
+  await client.connect();
   return {
     url: url.toString(),
     async query(text, values) {
-      return (await pool.query(text, values)).rows;
+      return (await client.query(text, values)).rows;
     },
     async drop() {
-      await pool.end();
+      await client.end();
       await adminStatement(`drop database if exists ${name} with (force)`);
     },
   };
@@ -120,20 +123,23 @@ export async function startServe(port: number, env: Record<string, string>): Pro
   };
 }
 
-/** Kills whatever `startServe` started that still runs (for afterAll). */
-export function killServeNodes(): void {
-  for (const child of running) if (child.exitCode === null) child.kill("SIGKILL");
+/** Kills whatever `startServe` started that still runs, and waits until it exited (afterAll). */
+export async function killServeNodes(): Promise<void> {
+  const exits = [...running].map((child) => new Promise((resolve) => child.once("exit", resolve)));
+  for (const child of running) child.kill("SIGKILL");
+  await Promise.all(exits);
 }
 
-/** Polls `condition` every 100 ms until it holds; fails after `timeoutMs` saying `what`. */
+/** Polls `condition` every `everyMs` until it holds; fails after `timeoutMs` saying `what`. */
 export async function until(
   condition: () => Promise<boolean> | boolean,
   what: string,
   timeoutMs = 60_000,
+  everyMs = 100,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
