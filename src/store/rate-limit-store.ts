@@ -48,5 +48,3 @@ export function createRateLimitStore(db: Kysely<Tables>) {
     },
   };
 }
-
-export type RateLimitStore = ReturnType<typeof createRateLimitStore>;
