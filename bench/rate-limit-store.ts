@@ -19,7 +19,7 @@ const ADMIN = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5
 const REDIS = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const ROUNDS = 10;
 const HITS = Number(process.env.HITS ?? 500);
-const CONCURRENCY = 8;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
 
 async function admin(statement: string) {
   const client = new pg.Client({ connectionString: ADMIN });
