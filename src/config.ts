@@ -49,6 +49,11 @@ const environmentSchema = z.object({
   DB_POOL_SIZE: positiveInt(10),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
+  // Several nodes (README "Several nodes"): where rate limits count, how long a stopping
+  // process answers 503 on /readyz while serving on, which proxies' X-Forwarded-For is believed.
+  RATE_LIMIT_STORE: z.enum(["memory", "database"]).default("memory"),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().nonnegative().default(0),
+  TRUST_PROXY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
   REFERENCE_DATA_CHECK_MS: z.coerce.number().int().nonnegative().default(1_000),
   COINGECKO_BASE_URL: z.string().url().optional(),
   COINGECKO_API_KEY: z.string().min(1).optional(),
@@ -102,6 +107,10 @@ export type Config = {
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   http: HttpConfig;
   referenceDataCheckMs: number;
+  /** `database`: rate limits are the whole cluster's (one statement per counted request). */
+  rateLimitStore: "memory" | "database";
+  /** After SIGTERM: `/readyz` answers 503 this long, requests still served, before closing. */
+  shutdownDrainMs: number;
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
   /** `HH:MM` (UTC): the report for day D is due by D+1 at this time. */
   reportDeadlineUtc: string;
@@ -165,6 +174,8 @@ export type HttpConfig = {
   publicUrl: string | undefined;
   /** `http://HOST:PORT` of the environment: the document's server when nothing else says. */
   listenUrl: string;
+  /** Proxies (addresses, CIDRs) whose X-Forwarded-For gives the client address. */
+  trustProxy: string | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -201,8 +212,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxProblemsPerResponse: e.MAX_PROBLEMS_PER_RESPONSE,
       publicUrl: e.PUBLIC_URL,
       listenUrl: httpUrl(e.HOST, e.PORT),
+      trustProxy: e.TRUST_PROXY,
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
+    rateLimitStore: e.RATE_LIMIT_STORE,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     coinGecko: {
       baseUrl: e.COINGECKO_BASE_URL,
       apiKey: e.COINGECKO_API_KEY,

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
+import { localCounters, sharedCounters } from "./http/abuse/rate-counters.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
@@ -11,6 +12,7 @@ import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
+import { createRateLimitStore } from "./store/rate-limit-store.js";
 import { createStores, type Stores } from "./store/stores.js";
 
 /**
@@ -60,10 +62,14 @@ export async function createSystem(
     reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
+  const rateCounters =
+    config.rateLimitStore === "database"
+      ? sharedCounters(createRateLimitStore(database.db))
+      : localCounters;
   /** The HTTP API over these services (not listening yet). */
   const exposure = metrics && { metrics, token: config.metrics.token };
-  const http = (logger: AppOptions["logger"]) =>
-    buildApp({ services, http: config.http, logger, metrics: exposure });
+  const http = (logger: AppOptions["logger"], draining?: () => boolean) =>
+    buildApp({ services, http: config.http, logger, metrics: exposure, rateCounters, draining });
   return {
     config,
     database,

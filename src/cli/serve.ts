@@ -36,7 +36,8 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   const { config, system, ownership } = await openConfigured(io, context, true);
   // From here on, operator commands run by other processes on this DATA_DIR are run here.
   ownership?.accept((request) => runCommand(request, io, system, runHere));
-  const app = await system.http({ level: config.logLevel, stream: io.stderr });
+  let draining = false;
+  const app = await system.http({ level: config.logLevel, stream: io.stderr }, () => draining);
   const host = options.host ?? config.listen.host;
   let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
   try {
@@ -67,6 +68,13 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
     const stop = async () => {
       process.off("SIGTERM", stop);
       process.off("SIGINT", stop);
+      // Behind a balancer: /readyz answers 503 while this process serves on, until the
+      // balancer's checks have taken it out (SHUTDOWN_DRAIN_MS); only then does it close.
+      draining = true;
+      if (config.shutdownDrainMs > 0) {
+        app.log.info({ drainMs: config.shutdownDrainMs }, "draining before shutdown");
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
+      }
       await app.close(); // stops accepting, lets requests in flight finish
       metricsServer?.close();
       await system.webhookEventProducer.stop();

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Database reachable
-         * @description Readiness: 200 when the database answers (checked at most once a second), else 503. No API key; limited per address.
+         * @description Readiness: 200 when the database answers (checked at most once a second), else 503; 503 too once the process is shutting down (a balancer takes it out before it stops). No API key; limited per address.
          */
         get: operations["getReadiness"];
         put?: never;

@@ -13,6 +13,7 @@ import { limitConnectionsPerAddress } from "./abuse/connections.js";
 import { limitExportsPerKey } from "./abuse/exports.js";
 import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
+import type { RateCounters } from "./abuse/rate-counters.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes } from "./dashboard/index.js";
@@ -44,6 +45,10 @@ export type AppOptions = {
   logger: FastifyServerOptions["logger"];
   /** GET /metrics: request figures observed; the route on this port only with a token. */
   metrics?: MetricsExposure;
+  /** Where rate limits count (default: in this process). */
+  rateCounters?: RateCounters;
+  /** True once the process is shutting down: `/readyz` answers 503 (see serve.ts). */
+  draining?: () => boolean;
 };
 
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
@@ -69,10 +74,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   if (options.metrics !== undefined) observeRequests(app, options.metrics.metrics);
   securityHeaders(app);
+  closeConnectionsWhileDraining(app, options.draining);
   idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
   limitRequestsPerAddress(app, {
     perMinute: http.rateLimitPerAddressPerMinute,
     healthProbesPerMinute: http.healthProbesPerAddressPerMinute,
+    counters: options.rateCounters,
   });
   shedLoadAbove(app, http.maxInFlightRequests);
 
@@ -84,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // made on its first request), else HOST and PORT.
   const publicUrl = () => http.publicUrl ?? listeningUrl(app.server) ?? http.listenUrl;
   await app.register(swagger, openApiOptions({ ...http, publicUrl }));
-  await app.register(healthRoutes(services));
+  await app.register(healthRoutes(services, options.draining));
   await app.register(docsRoutes());
   await app.register(rootRoutes());
   await app.register(metricsRoute(options.metrics));
@@ -94,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       authenticate: services.authenticate,
       perKeyPerMinute: http.rateLimitPerMinute,
       failuresPerMinute: http.authFailuresPerMinute,
+      counters: options.rateCounters,
     });
     limitExportsPerKey(api, http.maxExportsPerKey);
     await api.register(reportRoutes(services));
@@ -106,6 +114,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
+}
+
+/** Once draining, each answer closes its connection: keep-alive clients move to other nodes. */
+function closeConnectionsWhileDraining(app: FastifyInstance, draining?: () => boolean): void {
+  if (draining === undefined) return;
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (draining()) reply.header("connection", "close");
+    return payload;
+  });
 }
 
 function listeningUrl(server: Server): string | undefined {
@@ -125,6 +142,9 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     connectionTimeout: http.idleTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     genReqId: requestIdOf,
+    // Behind a balancer: the client address is the one it forwards (X-Forwarded-For), from
+    // these addresses only (TRUST_PROXY); the per-address limits count it.
+    trustProxy: http.trustProxy ?? false,
     // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",

@@ -25,6 +25,7 @@ export type Tables = {
     changed_at: Date | null;
     synced_at: Date | null;
   };
+  rate_limit_windows: { name: string; key: string; count: number; resets_at: Date };
   organizations: { id: string; name: string; kind: Generated<string>; created_at: Generated<Date> };
   organization_coins: { organization_id: string; base_coin_id: string };
   obligations: {

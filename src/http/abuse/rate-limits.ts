@@ -5,7 +5,7 @@ import { AuthenticationError } from "../../domain/errors.js";
 import { errorBody } from "../errors.js";
 import { addressBucket } from "./client-address.js";
 import { isHealthProbe } from "./in-flight.js";
-import { WindowCounter } from "./window-counter.js";
+import { localCounters, type RateCounters } from "./rate-counters.js";
 
 const MINUTE = 60_000;
 
@@ -13,22 +13,23 @@ const MINUTE = 60_000;
  * Before anything else (routing aside): every request counts against its client address's
  * budget. The health probes have a budget of their own, so that a flood of API requests cannot
  * get a prober refused and a flood of probes costs little (readiness is cached, see health.ts).
- * Entries are keyed by the address the connection comes from, never by a header.
+ * Entries are keyed by the client address (the connection's, or the one a trusted proxy
+ * forwarded, see TRUST_PROXY). With a shared store (`counters`) the API budget is the whole
+ * cluster's; probes are always counted per process: each node answers its own balancer checks.
  */
 export function limitRequestsPerAddress(
   app: FastifyInstance,
-  limits: { perMinute: number; healthProbesPerMinute: number },
+  limits: { perMinute: number; healthProbesPerMinute: number; counters?: RateCounters },
 ): void {
-  const perAddress = new WindowCounter(limits.perMinute, MINUTE);
-  const probesPerAddress = new WindowCounter(limits.healthProbesPerMinute, MINUTE);
+  const perAddress = (limits.counters ?? localCounters)("address", limits.perMinute, MINUTE);
+  const probesPerAddress = localCounters("probes", limits.healthProbesPerMinute, MINUTE);
   app.addHook("onRequest", async (request, reply) => {
     const probe = isHealthProbe(request);
-    const now = Date.now();
-    const hit = (probe ? probesPerAddress : perAddress).hit(addressBucket(request.ip), now);
+    const hit = await (probe ? probesPerAddress : perAddress).hit(addressBucket(request.ip));
     if (!hit.allowed)
       return tooMany(
         reply,
-        hit.resetAt - now,
+        hit.retryInMs,
         probe
           ? `Rate limit exceeded: ${limits.healthProbesPerMinute} health probes per minute from one address`
           : `Rate limit exceeded: ${limits.perMinute} requests per minute from one address`,
@@ -40,6 +41,8 @@ export type AuthenticationLimits = {
   authenticate: (authorization: string | undefined) => Promise<Caller>;
   perKeyPerMinute: number;
   failuresPerMinute: number;
+  /** Where requests are counted: in this process (default) or in a store shared by all. */
+  counters?: RateCounters;
 };
 
 /**
@@ -53,21 +56,23 @@ export type AuthenticationLimits = {
  *   another key's entry out.
  */
 export function authenticateWithLimits(api: FastifyInstance, limits: AuthenticationLimits): void {
-  const failures = new WindowCounter(limits.failuresPerMinute, MINUTE);
-  const perKey = new WindowCounter(limits.perKeyPerMinute, MINUTE);
+  const counters = limits.counters ?? localCounters;
+  const failures = counters("auth-failures", limits.failuresPerMinute, MINUTE);
+  const perKey = counters("key", limits.perKeyPerMinute, MINUTE);
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
   // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
   const known = new Set<string>();
   api.addHook("onRequest", async (request, reply) => {
-    const now = Date.now();
     const address = addressBucket(request.ip);
     const key = keyFromAuthorization(request.headers.authorization);
     const hash = key === undefined ? undefined : hashApiKey(key);
-    const blockedUntil = failures.exhaustedUntil(address, now);
-    if (blockedUntil !== undefined && (hash === undefined || !known.has(hash))) {
+    // A key that authenticated before is never blocked: no need to look its address up.
+    const spared = hash !== undefined && known.has(hash);
+    const blockedFor = spared ? undefined : await failures.exhaustedFor(address);
+    if (blockedFor !== undefined) {
       return tooMany(
         reply,
-        blockedUntil - now,
+        blockedFor,
         `Too many failed authentications: ${limits.failuresPerMinute} per minute from one address`,
       );
     }
@@ -78,20 +83,20 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
       // A key that authenticated before and fails now (revoked) is no longer spared the block.
       if (error instanceof AuthenticationError && hash !== undefined) {
         known.delete(hash);
-        failures.hit(address, now);
+        await failures.hit(address);
       }
       throw error;
     }
     if (hash !== undefined && known.size < 100_000) known.add(hash);
     const budget = request.caller.apiKeyId ?? `organization:${request.caller.organizationId}`;
-    const hit = perKey.hit(budget, now);
+    const hit = await perKey.hit(budget);
     reply.header("x-ratelimit-limit", String(limits.perKeyPerMinute));
     reply.header("x-ratelimit-remaining", String(hit.remaining));
-    reply.header("x-ratelimit-reset", String(Math.ceil((hit.resetAt - now) / 1000)));
+    reply.header("x-ratelimit-reset", String(Math.ceil(hit.retryInMs / 1000)));
     if (!hit.allowed)
       return tooMany(
         reply,
-        hit.resetAt - now,
+        hit.retryInMs,
         `Rate limit exceeded: ${limits.perKeyPerMinute} requests per minute`,
       );
   });

@@ -11,7 +11,7 @@ const ok = (description: string) =>
 /** How long one readiness answer (a database ping) is reused: a flood costs one ping a second. */
 const READINESS_CACHE_MS = 1_000;
 
-export function healthRoutes(services: Services) {
+export function healthRoutes(services: Services, draining: () => boolean = () => false) {
   const ready = reusedFor(READINESS_CACHE_MS, services.ready);
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
@@ -37,11 +37,12 @@ export function healthRoutes(services: Services) {
           operationId: "getReadiness",
           summary: "Database reachable",
           description:
-            "Readiness: 200 when the database answers (checked at most once a second), else 503. No API key; limited per address.",
+            "Readiness: 200 when the database answers (checked at most once a second), else 503; 503 too once the process is shutting down (a balancer takes it out before it stops). No API key; limited per address.",
           response: { 200: ok("Ready"), ...probeErrors, 503: errorResponses[503] },
         },
       },
       async () => {
+        if (draining()) throw new UnavailableError("shutting down");
         try {
           await ready();
         } catch (error) {

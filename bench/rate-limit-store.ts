@@ -1,0 +1,110 @@
+/**
+ * `npm run bench:rate-limit-store`: the per-request cost of a rate limit shared by several
+ * nodes (README "Several nodes"): one counted request in PostgreSQL (the statement of
+ * store/rate-limit-store.ts, on an unlogged table) beside the same in Redis (INCR and PEXPIRE NX
+ * in one round trip) and beside the in-memory counter, alternating in rounds so that the
+ * machine's other load falls on all alike. Redis is optional (REDIS_URL, default
+ * redis://127.0.0.1:6379): without it only PostgreSQL and memory are measured.
+ */
+
+import { randomBytes } from "node:crypto";
+import { connect, type Socket } from "node:net";
+import pg from "pg";
+import { localCounters } from "../src/http/abuse/rate-counters.js";
+import { openDatabase } from "../src/store/database.js";
+import { migrate } from "../src/store/migrate.js";
+import { createRateLimitStore } from "../src/store/rate-limit-store.js";
+
+const ADMIN = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const REDIS = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const ROUNDS = 10;
+const HITS = Number(process.env.HITS ?? 500);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: ADMIN });
+  await client.connect();
+  await client.query(statement);
+  await client.end();
+}
+
+/** A minimal RESP client: one pipelined INCR + PEXPIRE NX per hit (what a Redis store would send). */
+async function redisClient(): Promise<((key: string) => Promise<number>) | undefined> {
+  const socket: Socket = connect(Number(REDIS.port || 6379), REDIS.hostname);
+  const ok = await new Promise<boolean>((resolve) => {
+    socket.once("connect", () => resolve(true));
+    socket.once("error", () => resolve(false));
+  });
+  if (!ok) return undefined;
+  const waiting: ((line: string) => void)[] = [];
+  let buffer = "";
+  socket.on("data", (d: Buffer) => {
+    buffer += d.toString();
+    let end = buffer.indexOf("\r\n");
+    while (end >= 0) {
+      const line = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      waiting.shift()?.(line);
+      end = buffer.indexOf("\r\n");
+    }
+  });
+  const cmd = (...args: string[]) =>
+    `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
+  return (key) =>
+    new Promise((resolve) => {
+      let count = 0;
+      waiting.push((line) => {
+        count = Number(line.slice(1));
+      });
+      waiting.push(() => resolve(count));
+      socket.write(cmd("INCR", key) + cmd("PEXPIRE", key, "60000", "NX"));
+    });
+}
+
+async function timed(hit: (i: number) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < HITS) await hit(next++);
+    }),
+  );
+  return (performance.now() - started) / HITS;
+}
+
+const name = `tr_bench_rl_${randomBytes(4).toString("hex")}`;
+await admin(`create database ${name}`);
+const url = new URL(ADMIN);
+url.pathname = `/${name}`;
+const database = await openDatabase({
+  kind: "postgres",
+  url: url.toString(),
+  poolSize: CONCURRENCY,
+  statementTimeoutMs: 15_000,
+  connectTimeoutMs: 5_000,
+});
+try {
+  await migrate(database.db);
+  const store = createRateLimitStore(database.db);
+  const redis = await redisClient();
+  const memory = localCounters("key", 1_000_000, 60_000);
+  const totals: Record<string, number[]> = { postgres: [], redis: [], memory: [] };
+  const keys = 50; // budgets hit in turn: several API keys at once
+  for (let round = 0; round < ROUNDS; round++) {
+    totals.postgres?.push(await timed((i) => store.hit("key", `k${i % keys}`, 60_000)));
+    if (redis !== undefined) totals.redis?.push(await timed((i) => redis(`rl:key:k${i % keys}`)));
+    totals.memory?.push(await timed((i) => memory.hit(`k${i % keys}`)));
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+  for (const [store, rounds] of Object.entries(totals)) {
+    if (rounds.length === 0) continue;
+    process.stdout.write(
+      `${store}: ${(median(rounds) * 1000).toFixed(1)} µs per counted request (median of ${ROUNDS} rounds of ${HITS}, ${CONCURRENCY} at once)\n`,
+    );
+  }
+} finally {
+  await database.close();
+  await admin(`drop database if exists ${name} with (force)`);
+}
+// The Redis socket stays open: end here.
+process.exit(0);
