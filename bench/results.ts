@@ -11,6 +11,8 @@ export type Phase = {
   p50Ms: number;
   p99Ms: number;
   serverCpuPercent?: number;
+  /** The server process's CPU time (user + system, from /proc) per record, in µs. */
+  nodeCpuUsPerRecord?: number;
   errors?: number;
 };
 
@@ -23,6 +25,10 @@ export type IngestResults = {
   store_1client_new: Phase;
   store_4clients_new: Phase;
   perRecord_4clients_new: Phase;
+  /** A plain table of the same shape, one `unnest` upsert per batch: the database's limit. */
+  plain_4clients_new?: Phase;
+  /** HTTP over the plain-table `unnest` upsert, 4 clients, new keys (issue 19 target: 0.6). */
+  ratioToPlain?: number;
   /** HTTP over direct store calls, 4 clients, new keys (1 = no HTTP overhead). */
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */

@@ -31,7 +31,7 @@ import type {
 } from "./results.js";
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
-import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
+import { asReports, perRecordUpsert, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
@@ -209,6 +209,7 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     store1: 2_000_000,
     store4: 3_000_000,
     perRecord: 4_000_000,
+    plain: 6_000_000,
   };
   const batches = (count: number, offset: number) =>
     Array.from({ length: count }, (_, b) => v2Batch(b, BATCH, offset));
@@ -230,11 +231,12 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     const cpu = server.cpuSeconds() - cpu0;
     const phase = phaseOf(count * BATCH, r.latencies, r.elapsedMs, {
       serverCpuPercent: round((cpu / (r.elapsedMs / 1000)) * 100, 0),
+      nodeCpuUsPerRecord: round((cpu * 1e6) / (count * BATCH), 1),
       errors: r.errorCount,
     });
     if (r.errorCount > 0) log(`  ${name}: ${r.errorCount} errors, e.g. ${r.errors[0]}`);
     log(
-      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms`,
+      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms, Node ${phase.nodeCpuUsPerRecord} µs/record`,
     );
     return phase;
   };
@@ -299,6 +301,13 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     regions.perRecord,
     4,
   );
+  const plain_4clients_new = await direct(
+    "plain-table unnest 4 clients",
+    plainUnnestUpsert,
+    plan.store,
+    regions.plain,
+    4,
+  );
   await database.close();
   const rate = http_4clients_new.recordsPerSecond;
   return {
@@ -310,6 +319,8 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     store_1client_new,
     store_4clients_new,
     perRecord_4clients_new,
+    plain_4clients_new,
+    ratioToPlain: round(rate / plain_4clients_new.recordsPerSecond, 2),
     ratioToStore: round(rate / store_4clients_new.recordsPerSecond, 2),
     ratioToPerRecord: round(rate / perRecord_4clients_new.recordsPerSecond, 2),
     ...feedback,
