@@ -1,5 +1,6 @@
 import { dashboardLines } from "./dashboard.js";
 import { idempotencyLines } from "./idempotency.js";
+import { marketDataPauseLines } from "./market-data-pause.js";
 import { qualityLines } from "./quality.js";
 import type {
   BenchResults,
@@ -63,6 +64,9 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
 function listingLines(target: string, listing: ListingResults): string[] {
   const lines: string[] = [];
   for (const [size, atSize] of Object.entries(listing.sizes)) {
+    if (atSize.marketDataPause !== undefined)
+      lines.push(...marketDataPauseLines(size, atSize.marketDataPause));
+    if (Object.keys(atSize.queries).length === 0) continue;
     lines.push(
       `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
       "",

@@ -1,6 +1,7 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
+import type { MarketDataPauseResult } from "./market-data-pause.js";
 import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
 
@@ -80,6 +81,8 @@ export type ListingAtSize = {
   scorecards?: Record<string, ScorecardQueryResult>;
   /** The dashboard's pages (bench/dashboard.ts). */
   dashboard?: DashboardResults;
+  /** A market-data load changing one market, beside a submission stream (PostgreSQL). */
+  marketDataPause?: MarketDataPauseResult;
   serverPeakRssMb: number;
 };
 

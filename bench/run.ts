@@ -18,6 +18,7 @@ import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
+import { marketDataPause } from "./market-data-pause.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import type {
@@ -46,6 +47,8 @@ const parts = {
   idempotency: runs("idempotency"),
   // The quality flags' recomputation (PostgreSQL only; see quality.ts).
   quality: runs("quality"),
+  // A market-data load's pause of submissions, at the listing's sizes (PostgreSQL only).
+  marketdata: runs("marketdata"),
 };
 const BATCH = 300;
 const plan = quick
@@ -69,6 +72,9 @@ const plan = quick
       requests: 200,
       pgliteListing: [1_000_000],
     };
+// BENCH_LISTING_SIZES=1000000 (comma-separated) overrides the PostgreSQL listing's table sizes.
+if (process.env.BENCH_LISTING_SIZES)
+  plan.listing = process.env.BENCH_LISTING_SIZES.split(",").map(Number);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -130,7 +136,7 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     ingest = await ingestSuite(ingestDb);
     await ingestDb.drop();
   }
-  if (parts.listing) {
+  if (parts.listing || parts.marketdata) {
     const listingDb = await freshTarget(target, "listing");
     const sizes = target === "postgres" ? plan.listing : plan.pgliteListing;
     listing = await listingSuite(listingDb, sizes);
@@ -344,6 +350,16 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     await database.close();
     have = size;
     const server = await startServer(target.env);
+    // After the listing's requests: the load changes some reports' eligibility.
+    const pause = () =>
+      parts.marketdata && target.config.kind === "postgres"
+        ? pauseAt(server, target, size)
+        : undefined;
+    if (!parts.listing) {
+      out.sizes[String(size)] = { queries: {}, marketDataPause: await pause(), serverPeakRssMb: 0 };
+      await server.stop();
+      continue;
+    }
     const queries: Record<string, ListingQueryResult> = {};
     for (const [name, query] of Object.entries(LISTING_QUERIES)) {
       const path = `/api/v1/reports${query ? `?${query}` : ""}`;
@@ -384,6 +400,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       queries,
       scorecards,
       dashboard,
+      marketDataPause: await pause(),
       serverPeakRssMb: round(server.peakRssMb(), 0),
     };
     await server.stop();
@@ -399,6 +416,23 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     out.growthP50 = growth;
   }
   return out;
+}
+
+/** A market-data load changing one market, beside a submission stream (market-data-pause.ts). */
+async function pauseAt(server: RunningServer, target: Target, size: number) {
+  const database = await openDatabase(target.config);
+  try {
+    // A new collection start each size (so that the load changes the market), keys of their own.
+    const collectedSince = size === plan.listing[0] ? "2024-02-01" : "2024-03-01";
+    const keyOffset = 7_000_000 + plan.listing.indexOf(size) * 1_000_000;
+    const r = await marketDataPause(server, database, { keyOffset, collectedSince });
+    log(
+      `  ${size} market-data load: ${r.loadMs} ms, longest submission stall ${r.longestStallMs} ms`,
+    );
+    return r;
+  } finally {
+    await database.close();
+  }
 }
 
 /** The scorecard requests at one table size, each sent `plan.requests` times after 5 warm-ups. */
