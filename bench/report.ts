@@ -1,4 +1,5 @@
 import { dashboardLines } from "./dashboard.js";
+import { embeddedLines } from "./embedded.js";
 import { idempotencyLines } from "./idempotency.js";
 import { marketDataPauseLines } from "./market-data-pause.js";
 import { qualityLines } from "./quality.js";
@@ -28,6 +29,7 @@ export function markdown(r: BenchResults): string {
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
+    if (t.embedded !== undefined) lines.push(...embeddedLines(t.embedded));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;

@@ -1,4 +1,5 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { EmbeddedResults } from "./embedded.js";
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
 import type { MarketDataPauseResult } from "./market-data-pause.js";
@@ -96,6 +97,7 @@ export type ListingResults = {
 export type TargetResults = {
   ingest?: IngestResults;
   listing?: ListingResults;
+  embedded?: EmbeddedResults;
   webhooks?: WebhookBenchResults;
   idempotency?: IdempotencyResults;
 };

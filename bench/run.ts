@@ -16,6 +16,7 @@ import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { embeddedSuite } from "./embedded.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
 import { marketDataPause } from "./market-data-pause.js";
@@ -49,6 +50,8 @@ const parts = {
   quality: runs("quality"),
   // A market-data load's pause of submissions, at the listing's sizes (PostgreSQL only).
   marketdata: runs("marketdata"),
+  // `npm start`'s memory, and PGlite ingest and memory at 1 M reports (PGlite only).
+  embedded: runs("embedded"),
 };
 const BATCH = 300;
 const plan = quick
@@ -155,7 +158,15 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     idempotency = await idempotencySuite(db.env, fixtureFile, options);
     await db.drop();
   }
-  return { ingest, listing, webhooks, idempotency };
+  const embedded =
+    target === "pglite" && parts.embedded
+      ? await embeddedSuite(work, {
+          reports: quick ? 20_000 : 1_000_000,
+          batches: plan.http4,
+          log,
+        })
+      : undefined;
+  return { ingest, listing, webhooks, idempotency, embedded };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };
