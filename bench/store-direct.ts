@@ -152,10 +152,13 @@ export async function plainUnnestUpsert(
       quote_coin_id text, type text, schema_version smallint not null, ${metricDefinitions},
       updated_at timestamptz not null default now())`)
     .execute(db);
+  // One statement per query: PGlite's extended protocol takes no more.
   await sql
     .raw(`create unique index if not exists ${PLAIN_TABLE}_key on ${PLAIN_TABLE}
-      (organization_id, date desc, exchange_id, base_coin_id, quote_key, instrument_type);
-    create index if not exists ${PLAIN_TABLE}_coin on ${PLAIN_TABLE}
+      (organization_id, date desc, exchange_id, base_coin_id, quote_key, instrument_type)`)
+    .execute(db);
+  await sql
+    .raw(`create index if not exists ${PLAIN_TABLE}_coin on ${PLAIN_TABLE}
       (organization_id, base_coin_id, date desc, exchange_id, quote_key, instrument_type)`)
     .execute(db);
   const text = (values: string[]) => textArrayLiteral(values);
