@@ -1,5 +1,7 @@
 import { dashboardLines } from "./dashboard.js";
+import { embeddedLines } from "./embedded.js";
 import { idempotencyLines } from "./idempotency.js";
+import { marketDataPauseLines } from "./market-data-pause.js";
 import { metricsLines } from "./metrics.js";
 import { qualityLines } from "./quality.js";
 import type {
@@ -29,6 +31,7 @@ export function markdown(r: BenchResults): string {
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
     if (t.metrics !== undefined) lines.push(...metricsLines(target, t.metrics));
+    if (t.embedded !== undefined) lines.push(...embeddedLines(t.embedded));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;
@@ -38,18 +41,19 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
   const lines = [
     `### ${target}: ingest (v2 batches of 300)`,
     "",
-    "| phase | records/s | p50 ms | p99 ms | server CPU % |",
-    "|---|---:|---:|---:|---:|",
+    "| phase | records/s | p50 ms | p99 ms | server CPU % | Node µs/record |",
+    "|---|---:|---:|---:|---:|---:|",
   ];
   for (const [name, v] of Object.entries(ingest)) {
     if (typeof v !== "object") continue;
     const p: Phase = v;
     lines.push(
-      `| ${name} | ${p.recordsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.serverCpuPercent ?? ""} |`,
+      `| ${name} | ${p.recordsPerSecond} | ${p.p50Ms} | ${p.p99Ms} | ${p.serverCpuPercent ?? ""} | ${p.nodeCpuUsPerRecord ?? ""} |`,
     );
   }
   lines.push(
     "",
+    ...ingestTargetLines(ingest),
     `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
     "",
   );
@@ -64,6 +68,9 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
 function listingLines(target: string, listing: ListingResults): string[] {
   const lines: string[] = [];
   for (const [size, atSize] of Object.entries(listing.sizes)) {
+    if (atSize.marketDataPause !== undefined)
+      lines.push(...marketDataPauseLines(size, atSize.marketDataPause));
+    if (Object.keys(atSize.queries).length === 0) continue;
     lines.push(
       `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
       "",
@@ -106,5 +113,22 @@ function scorecardLines(
     lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.items} | ${target} |`);
   }
   lines.push("");
+  return lines;
+}
+
+/** Issue 19's targets: HTTP >= 60 % of the plain-table `unnest` limit, Node <= 15 µs/record. */
+function ingestTargetLines(ingest: IngestResults): string[] {
+  const http = ingest.http_4clients_new;
+  const lines: string[] = [];
+  if (ingest.ratioToPlain !== undefined)
+    lines.push(
+      `HTTP / plain-table unnest (4 clients, new keys): ${ingest.ratioToPlain} (target >= 0.6: ${ingest.ratioToPlain >= 0.6 ? "met" : "missed"})`,
+      "",
+    );
+  if (http.nodeCpuUsPerRecord !== undefined)
+    lines.push(
+      `Node CPU per record on the HTTP path (4 clients, new keys): ${http.nodeCpuUsPerRecord} µs (target <= 15: ${http.nodeCpuUsPerRecord <= 15 ? "met" : "missed"})`,
+      "",
+    );
   return lines;
 }

@@ -1,6 +1,8 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { EmbeddedResults } from "./embedded.js";
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
+import type { MarketDataPauseResult } from "./market-data-pause.js";
 import type { MetricsBenchResults } from "./metrics.js";
 import type { QualityBenchResults } from "./quality.js";
 import type { WebhookBenchResults } from "./webhooks.js";
@@ -12,6 +14,8 @@ export type Phase = {
   p50Ms: number;
   p99Ms: number;
   serverCpuPercent?: number;
+  /** The server process's CPU time (user + system, from /proc) per record, in µs. */
+  nodeCpuUsPerRecord?: number;
   errors?: number;
 };
 
@@ -24,6 +28,10 @@ export type IngestResults = {
   store_1client_new: Phase;
   store_4clients_new: Phase;
   perRecord_4clients_new: Phase;
+  /** A plain table of the same shape, one `unnest` upsert per batch: the database's limit. */
+  plain_4clients_new?: Phase;
+  /** HTTP over the plain-table `unnest` upsert, 4 clients, new keys (issue 19 target: 0.6). */
+  ratioToPlain?: number;
   /** HTTP over direct store calls, 4 clients, new keys (1 = no HTTP overhead). */
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
@@ -75,6 +83,8 @@ export type ListingAtSize = {
   scorecards?: Record<string, ScorecardQueryResult>;
   /** The dashboard's pages (bench/dashboard.ts). */
   dashboard?: DashboardResults;
+  /** A market-data load changing one market, beside a submission stream (PostgreSQL). */
+  marketDataPause?: MarketDataPauseResult;
   serverPeakRssMb: number;
 };
 
@@ -88,6 +98,7 @@ export type ListingResults = {
 export type TargetResults = {
   ingest?: IngestResults;
   listing?: ListingResults;
+  embedded?: EmbeddedResults;
   webhooks?: WebhookBenchResults;
   idempotency?: IdempotencyResults;
   metrics?: MetricsBenchResults;

@@ -16,8 +16,10 @@ import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
+import { embeddedSuite } from "./embedded.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
+import { marketDataPause } from "./market-data-pause.js";
 import { metricsSuite } from "./metrics.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
@@ -32,7 +34,7 @@ import type {
 } from "./results.js";
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
-import { asReports, perRecordUpsert, storeUpsert } from "./store-direct.js";
+import { asReports, perRecordUpsert, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 import { webhookSuite } from "./webhooks.js";
 
 const quick = process.argv.includes("--quick");
@@ -48,6 +50,10 @@ const parts = {
   // The quality flags' recomputation (PostgreSQL only; see quality.ts).
   quality: runs("quality"),
   metrics: runs("metrics"),
+  // A market-data load's pause of submissions, at the listing's sizes (PostgreSQL only).
+  marketdata: runs("marketdata"),
+  // `npm start`'s memory, and PGlite ingest and memory at 1 M reports (PGlite only).
+  embedded: runs("embedded"),
 };
 const BATCH = 300;
 const plan = quick
@@ -71,6 +77,9 @@ const plan = quick
       requests: 200,
       pgliteListing: [1_000_000],
     };
+// BENCH_LISTING_SIZES=1000000 (comma-separated) overrides the PostgreSQL listing's table sizes.
+if (process.env.BENCH_LISTING_SIZES)
+  plan.listing = process.env.BENCH_LISTING_SIZES.split(",").map(Number);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -132,7 +141,7 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     ingest = await ingestSuite(ingestDb);
     await ingestDb.drop();
   }
-  if (parts.listing) {
+  if (parts.listing || parts.marketdata) {
     const listingDb = await freshTarget(target, "listing");
     const sizes = target === "postgres" ? plan.listing : plan.pgliteListing;
     listing = await listingSuite(listingDb, sizes);
@@ -162,7 +171,15 @@ async function benchTarget(target: "postgres" | "pglite"): Promise<TargetResults
     await offDb.drop();
     await onDb.drop();
   }
-  return { ingest, listing, webhooks, idempotency, metrics };
+  const embedded =
+    target === "pglite" && parts.embedded
+      ? await embeddedSuite(work, {
+          reports: quick ? 20_000 : 1_000_000,
+          batches: plan.http4,
+          log,
+        })
+      : undefined;
+  return { ingest, listing, webhooks, idempotency, metrics, embedded };
 }
 
 type Target = { env: Record<string, string>; config: DatabaseConfig; drop(): Promise<void> };
@@ -222,6 +239,7 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     store1: 2_000_000,
     store4: 3_000_000,
     perRecord: 4_000_000,
+    plain: 6_000_000,
   };
   const batches = (count: number, offset: number) =>
     Array.from({ length: count }, (_, b) => v2Batch(b, BATCH, offset));
@@ -243,11 +261,12 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     const cpu = server.cpuSeconds() - cpu0;
     const phase = phaseOf(count * BATCH, r.latencies, r.elapsedMs, {
       serverCpuPercent: round((cpu / (r.elapsedMs / 1000)) * 100, 0),
+      nodeCpuUsPerRecord: round((cpu * 1e6) / (count * BATCH), 1),
       errors: r.errorCount,
     });
     if (r.errorCount > 0) log(`  ${name}: ${r.errorCount} errors, e.g. ${r.errors[0]}`);
     log(
-      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms`,
+      `  ${name}: ${phase.recordsPerSecond} records/s, p50 ${phase.p50Ms} ms, p99 ${phase.p99Ms} ms, Node ${phase.nodeCpuUsPerRecord} µs/record`,
     );
     return phase;
   };
@@ -312,6 +331,13 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     regions.perRecord,
     4,
   );
+  const plain_4clients_new = await direct(
+    "plain-table unnest 4 clients",
+    plainUnnestUpsert,
+    plan.store,
+    regions.plain,
+    4,
+  );
   await database.close();
   const rate = http_4clients_new.recordsPerSecond;
   return {
@@ -323,6 +349,8 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
     store_1client_new,
     store_4clients_new,
     perRecord_4clients_new,
+    plain_4clients_new,
+    ratioToPlain: round(rate / plain_4clients_new.recordsPerSecond, 2),
     ratioToStore: round(rate / store_4clients_new.recordsPerSecond, 2),
     ratioToPerRecord: round(rate / perRecord_4clients_new.recordsPerSecond, 2),
     ...feedback,
@@ -346,6 +374,16 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     await database.close();
     have = size;
     const server = await startServer(target.env);
+    // After the listing's requests: the load changes some reports' eligibility.
+    const pause = () =>
+      parts.marketdata && target.config.kind === "postgres"
+        ? pauseAt(server, target, size)
+        : undefined;
+    if (!parts.listing) {
+      out.sizes[String(size)] = { queries: {}, marketDataPause: await pause(), serverPeakRssMb: 0 };
+      await server.stop();
+      continue;
+    }
     const queries: Record<string, ListingQueryResult> = {};
     for (const [name, query] of Object.entries(LISTING_QUERIES)) {
       const path = `/api/v1/reports${query ? `?${query}` : ""}`;
@@ -386,6 +424,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       queries,
       scorecards,
       dashboard,
+      marketDataPause: await pause(),
       serverPeakRssMb: round(server.peakRssMb(), 0),
     };
     await server.stop();
@@ -401,6 +440,23 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
     out.growthP50 = growth;
   }
   return out;
+}
+
+/** A market-data load changing one market, beside a submission stream (market-data-pause.ts). */
+async function pauseAt(server: RunningServer, target: Target, size: number) {
+  const database = await openDatabase(target.config);
+  try {
+    // A new collection start each size (so that the load changes the market), keys of their own.
+    const collectedSince = size === plan.listing[0] ? "2024-02-01" : "2024-03-01";
+    const keyOffset = 7_000_000 + plan.listing.indexOf(size) * 1_000_000;
+    const r = await marketDataPause(server, database, { keyOffset, collectedSince });
+    log(
+      `  ${size} market-data load: ${r.loadMs} ms, longest submission stall ${r.longestStallMs} ms`,
+    );
+    return r;
+  } finally {
+    await database.close();
+  }
 }
 
 /** The scorecard requests at one table size, each sent `plan.requests` times after 5 warm-ups. */

@@ -17,6 +17,7 @@ export type RunningServer = {
 export async function startServer(
   env: Record<string, string>,
   seedFile?: string,
+  serveArgs: string[] = [],
 ): Promise<RunningServer> {
   // The flags of the `trading-reports` bin's shebang, so that the server runs as users run it.
   const shebang = readFileSync("dist/main.js", "utf8").split("\n", 1)[0] ?? "";
@@ -31,6 +32,7 @@ export async function startServer(
     "--port",
     "0",
     ...(seedFile ? ["--seed", seedFile] : []),
+    ...serveArgs,
   ];
   const child = spawn(process.execPath, args, {
     env: {

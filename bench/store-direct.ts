@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import { METRICS, type Report } from "../src/domain/report.js";
+import { float8ArrayBinary, textArrayLiteral } from "../src/store/pg-arrays.js";
 import { createReferenceStore } from "../src/store/reference-store.js";
 import { createReportStore, metricColumn } from "../src/store/report-store.js";
 import type { Tables } from "../src/store/tables.js";
@@ -117,5 +118,68 @@ export function perRecordUpsert(
             updated_at = now()`.execute(trx);
       }
     });
+  });
+}
+
+const PLAIN_TABLE = "bench_plain_reports";
+const plainKey = [
+  "organization_id",
+  "date",
+  "exchange_id",
+  "base_coin_id",
+  "quote_key",
+  "instrument_type",
+];
+const plainValues = ["quote_coin_id", "type", "schema_version", ...METRICS.map(metricColumn)];
+
+/**
+ * The database's limit for this shape of data: a table like `reports` (the unique record key
+ * plus one listing index, no history, no month counts, no submission log) written with one
+ * `unnest` upsert per batch. The service's ingest is measured against it (issue 19).
+ */
+export async function plainUnnestUpsert(
+  db: Kysely<Tables>,
+  organizationId: string,
+  batches: Report[][],
+  concurrency: number,
+) {
+  const metricDefinitions = METRICS.map((m) => `${metricColumn(m)} double precision`).join(", ");
+  await sql
+    .raw(`create table if not exists ${PLAIN_TABLE} (
+      organization_id text collate "C" not null, date date not null,
+      exchange_id text collate "C" not null, base_coin_id text collate "C" not null,
+      quote_key text collate "C" not null, instrument_type text collate "C" not null,
+      quote_coin_id text, type text, schema_version smallint not null, ${metricDefinitions},
+      updated_at timestamptz not null default now())`)
+    .execute(db);
+  // One statement per query: PGlite's extended protocol takes no more.
+  await sql
+    .raw(`create unique index if not exists ${PLAIN_TABLE}_key on ${PLAIN_TABLE}
+      (organization_id, date desc, exchange_id, base_coin_id, quote_key, instrument_type)`)
+    .execute(db);
+  await sql
+    .raw(`create index if not exists ${PLAIN_TABLE}_coin on ${PLAIN_TABLE}
+      (organization_id, base_coin_id, date desc, exchange_id, quote_key, instrument_type)`)
+    .execute(db);
+  const text = (values: string[]) => textArrayLiteral(values);
+  const statement = `insert into ${PLAIN_TABLE} (${plainKey.join(", ")}, ${plainValues.join(", ")})
+    select $1::text, * from unnest($2::date[], $3::text[], $4::text[], $5::text[], $6::text[],
+      $7::text[], $8::text[], $9::smallint[], ${METRICS.map((_, i) => `$${10 + i}::float8[]`).join(", ")})
+    on conflict (${plainKey.join(", ")}) do update set
+      ${plainValues.map((c) => `${c} = excluded.${c}`).join(", ")}, updated_at = now()`;
+  return runConcurrently(batches, concurrency, async (batch) => {
+    const parameters = [
+      organizationId,
+      text(batch.map((r) => r.date)),
+      text(batch.map((r) => r.exchangeId)),
+      text(batch.map((r) => r.baseCoinId)),
+      text(batch.map((r) => r.quoteKey)),
+      text(batch.map((r) => r.instrumentType)),
+      textArrayLiteral(batch.map((r) => r.quoteCoinId)),
+      textArrayLiteral(batch.map((r) => r.type)),
+      text(batch.map(() => "2")),
+      ...METRICS.map((m) => float8ArrayBinary(batch.map((r) => r.metrics[m] ?? null))),
+    ];
+    await db.executeQuery(CompiledQuery.raw(statement, parameters));
   });
 }

@@ -1,4 +1,7 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ReferenceData } from "../src/domain/reference-data.js";
+import { recomputeEligibility } from "../src/services/eligibility.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { v1Record, v2Record } from "./helpers/fixture.js";
@@ -201,5 +204,46 @@ describe("recomputation when market data arrives", () => {
       ],
     });
     expect(await item()).toMatchObject(ELIGIBLE);
+  });
+
+  it("a load re-checks the reports of the markets and exchanges it changed, and no others", async () => {
+    const uniswap = { baseCoinId: "uniswap" };
+    const kraken = { exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "USD" };
+    await submitOk(t, 2, [
+      v2Record({ date: "2024-10-01" }),
+      v2Record({ date: "2024-10-01", ...uniswap }),
+      v2Record({ date: "2024-10-01", ...kraken }),
+    ]);
+    // A stale eligibility on every report: only those a load re-checks are set right again.
+    await sql`update reports set eligibility_status = 'ineligible_market_data_missing',
+      eligibility_reason = 'pair_not_found' where date = '2024-10-01'`.execute(t.database.db);
+    const chainlinkSpot = {
+      exchangeId: "binance",
+      baseCoinId: "chainlink",
+      quoteCoinId: "tether",
+      quoteSymbol: "USDT",
+      instrumentType: "spot",
+    };
+    await loadMarketData({ markets: [{ ...chainlinkSpot, collectedSince: "2024-01-02" }] });
+    const item = (filter: Record<string, string>) => listedOn(t, "2024-10-01", filter);
+    expect(await item({ baseCoinId: "chainlink", exchangeId: "binance" })).toMatchObject(ELIGIBLE);
+    expect(await item({ baseCoinId: "uniswap" })).toMatchObject(missing("pair_not_found"));
+    expect(await item({ exchangeId: "kraken" })).toMatchObject(missing("pair_not_found"));
+
+    const krakenExchange = { id: "kraken", name: "Kraken", spot: true, derivatives: false };
+    await loadMarketData({ exchanges: [{ ...krakenExchange, marketData: false }] });
+    expect(await item({ exchangeId: "kraken" })).toMatchObject(
+      missing("exchange_market_data_missing"),
+    );
+    expect(await item({ baseCoinId: "uniswap" })).toMatchObject(missing("pair_not_found"));
+    await loadMarketData({ exchanges: [{ ...krakenExchange, marketData: true }] });
+    expect(await item({ exchangeId: "kraken" })).toMatchObject(ELIGIBLE);
+
+    // The operator's full recomputation still re-checks everything.
+    const stores = t.database.stores;
+    const ref = new ReferenceData((await stores.references.snapshot()).snapshot);
+    await stores.transaction((tx) => recomputeEligibility(tx.eligibility, ref));
+    expect(await item({ baseCoinId: "uniswap" })).toMatchObject(ELIGIBLE);
+    await loadMarketData({ markets: [{ ...chainlinkSpot, collectedSince: "2024-01-01" }] });
   });
 });

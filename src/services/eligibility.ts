@@ -1,18 +1,25 @@
 import { addDays } from "../domain/dates.js";
 import { eligibilityReasonOf, matchMarket } from "../domain/eligibility.js";
 import type { ReferenceData } from "../domain/reference-data.js";
-import type { EligibilityStore, PairEligibility } from "../store/eligibility-store.js";
+import type {
+  EligibilityScope,
+  EligibilityStore,
+  PairEligibility,
+} from "../store/eligibility-store.js";
 
 /**
- * Re-evaluates the eligibility of every stored report against the given reference data,
- * pair by pair (one evaluation of the domain rule per distinct market pair), and writes the
- * reports whose eligibility changed. Returns how many changed.
+ * Re-evaluates the eligibility of the stored reports against the given reference data, pair
+ * by pair (one evaluation of the domain rule per distinct market pair), and writes the reports
+ * whose eligibility changed. Returns how many changed. With a scope (what a reference-data
+ * load changed), only the reports in it: the others' eligibility cannot have changed, and a
+ * load holds submissions back until it commits.
  */
 export async function recomputeEligibility(
   store: EligibilityStore,
   ref: ReferenceData,
+  scope?: EligibilityScope,
 ): Promise<number> {
-  const pairs = await store.reportedPairs();
+  const pairs = await store.reportedPairs(scope);
   const evaluated: PairEligibility[] = pairs.map((pair) => {
     const match = matchMarket(pair, ref);
     if ("reason" in match) {
@@ -26,5 +33,5 @@ export async function recomputeEligibility(
       reasonFrom: eligibilityReasonOf(since, match),
     };
   });
-  return store.apply(evaluated);
+  return store.apply(evaluated, scope !== undefined);
 }

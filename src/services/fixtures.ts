@@ -38,7 +38,8 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
   const { summary, depthDays } = await stores.transaction(async (tx) => {
     const references = tx.references;
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
-    const referenceChanged = await references.upsert(referenceSnapshotOf(fixture), now);
+    const reference = await references.upsert(referenceSnapshotOf(fixture), now);
+    const referenceChanged = reference.changed;
     let changed = referenceChanged;
     const orgs = tx.organizations;
     const problems: Problem[] = [];
@@ -56,7 +57,8 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
     }
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
     let eligibilityChanged = 0;
-    if (referenceChanged > 0) eligibilityChanged = await recomputeEligibility(tx.eligibility, ref);
+    if (referenceChanged > 0)
+      eligibilityChanged = await recomputeEligibility(tx.eligibility, ref, reference.scope);
     const depthDays = await recordFixtureDepth(tx, fixture);
     changed += depthDays.length;
     return { summary: { changed, eligibilityChanged }, depthDays };

@@ -20,19 +20,40 @@ export type PairEligibility = {
   reasonFrom: EligibilityReason | null;
 };
 
+/**
+ * The reports a reference-data load may have changed the eligibility of: those on an exchange
+ * whose market data flag changed, and those of an (exchange, base coin, instrument type) whose
+ * markets changed.
+ */
+export type EligibilityScope = {
+  exchangeIds: string[];
+  markets: { exchangeId: string; baseCoinId: string; instrumentType: InstrumentType }[];
+};
+
+type PairRow = {
+  exchange_id: string;
+  base_coin_id: string;
+  instrument_type: InstrumentType;
+  quote_key: string;
+  by_symbol: boolean;
+};
+
+const PAIR_COLUMNS = sql`r.exchange_id, r.base_coin_id, r.instrument_type, r.quote_key,
+  r.quote_coin_id is null as by_symbol`;
+
 export function createEligibilityStore(db: Kysely<Tables>) {
   return {
-    /** Every distinct market pair reports refer to, across organizations. */
-    async reportedPairs(): Promise<MarketPair[]> {
-      const rows = await sql<{
-        exchange_id: string;
-        base_coin_id: string;
-        instrument_type: InstrumentType;
-        quote_key: string;
-        by_symbol: boolean;
-      }>`select distinct exchange_id, base_coin_id, instrument_type, quote_key,
-           quote_coin_id is null as by_symbol
-         from reports`.execute(db);
+    /**
+     * Every distinct market pair reports refer to, across organizations; with a scope, only
+     * those of the reports in it. A scoped read walks each organization's key indexes (which
+     * lead with the organization) instead of the whole table, so that a load changing one
+     * market reads that market's reports only.
+     */
+    async reportedPairs(scope?: EligibilityScope): Promise<MarketPair[]> {
+      const rows =
+        scope === undefined
+          ? await sql<PairRow>`select distinct ${PAIR_COLUMNS} from reports r`.execute(db)
+          : await scopedPairs(db, scope);
       return rows.rows.map((r) => ({
         exchangeId: r.exchange_id,
         baseCoinId: r.base_coin_id,
@@ -44,9 +65,11 @@ export function createEligibilityStore(db: Kysely<Tables>) {
 
     /**
      * Writes the eligibility of every report of the given pairs in one statement, touching only
-     * the rows whose eligibility changes. Returns how many changed.
+     * the rows whose eligibility changes. Returns how many changed. `few` (a scoped load) finds
+     * the pairs' reports organization by organization through the key indexes; otherwise
+     * the planner is free to scan the table.
      */
-    async apply(pairs: PairEligibility[]): Promise<number> {
+    async apply(pairs: PairEligibility[], few = false): Promise<number> {
       if (pairs.length === 0) return 0;
       const col = <T>(f: (p: PairEligibility) => T) => pairs.map(f);
       const result = await sql`
@@ -62,7 +85,8 @@ export function createEligibilityStore(db: Kysely<Tables>) {
             ${col((p) => p.reasonFrom)}::text[])
             as g(exchange_id, base_coin_id, instrument_type, quote_key, by_symbol, collected_since,
               reason_before, reason_from)
-          join reports r on r.exchange_id = g.exchange_id and r.base_coin_id = g.base_coin_id
+          ${few ? sql`join organizations o on true join reports r on r.organization_id = o.id and` : sql`join reports r on`}
+            r.exchange_id = g.exchange_id and r.base_coin_id = g.base_coin_id
             and r.instrument_type = g.instrument_type and r.quote_key = g.quote_key
             and (r.quote_coin_id is null) = g.by_symbol
         )
@@ -77,3 +101,21 @@ export function createEligibilityStore(db: Kysely<Tables>) {
 }
 
 export type EligibilityStore = ReturnType<typeof createEligibilityStore>;
+
+/** The distinct pairs of the reports in `scope`, found through each organization's indexes. */
+async function scopedPairs(db: Kysely<Tables>, scope: EligibilityScope) {
+  const m = scope.markets;
+  if (m.length === 0 && scope.exchangeIds.length === 0) return { rows: [] };
+  return sql<PairRow>`
+    select distinct ${PAIR_COLUMNS}
+    from organizations o
+    cross join unnest(${m.map((x) => x.exchangeId)}::text[], ${m.map((x) => x.baseCoinId)}::text[],
+      ${m.map((x) => x.instrumentType)}::text[]) as g(exchange_id, base_coin_id, instrument_type)
+    join reports r on r.organization_id = o.id and r.base_coin_id = g.base_coin_id
+      and r.exchange_id = g.exchange_id and r.instrument_type = g.instrument_type
+    union
+    select distinct ${PAIR_COLUMNS}
+    from organizations o
+    cross join unnest(${scope.exchangeIds}::text[]) as e(exchange_id)
+    join reports r on r.organization_id = o.id and r.exchange_id = e.exchange_id`.execute(db);
+}

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { ReferenceSnapshot } from "../domain/reference-data.js";
 import type { InstrumentType } from "../domain/report.js";
+import type { EligibilityScope } from "./eligibility-store.js";
 import type { Tables } from "./tables.js";
 
 type Db = Kysely<Tables>;
@@ -62,14 +63,15 @@ export function createReferenceStore(db: Kysely<Tables>) {
 
     /**
      * Inserts or updates coins, exchanges and markets (never deletes: reports keep referring to
-     * them). Returns how many rows changed; the version is bumped only when something did,
-     * so loading the same data twice changes nothing.
+     * them). Returns how many rows changed and the exchanges and markets that did (the reports
+     * whose eligibility may change: a coin's name or symbol decides none); the version is
+     * bumped only when something changed, so loading the same data twice changes nothing.
      */
-    async upsert(data: ReferenceSnapshot, at = new Date()): Promise<number> {
-      const changed =
-        (await upsertCoins(db, data.coins)) +
-        (await upsertExchanges(db, data.exchanges)) +
-        (await upsertMarkets(db, data.markets));
+    async upsert(data: ReferenceSnapshot, at = new Date()): Promise<ReferenceChanges> {
+      const coins = await upsertCoins(db, data.coins);
+      const exchanges = await upsertExchanges(db, data.exchanges);
+      const markets = await upsertMarkets(db, data.markets);
+      const changed = coins + exchanges.changed + markets.length;
       if (changed > 0) {
         // Submissions validated against the old version must either commit before this load
         // goes on (so that its eligibility recomputation sees them) or see the new version and
@@ -82,10 +84,13 @@ export function createReferenceStore(db: Kysely<Tables>) {
           .set((eb) => ({ version: eb("version", "+", 1), changed_at: at }))
           .execute();
       }
-      return changed;
+      return { changed, scope: { exchangeIds: exchanges.marketDataChanged, markets } };
     },
   };
 }
+
+/** What a reference-data load changed: a row count, and the reports it may concern. */
+export type ReferenceChanges = { changed: number; scope: EligibilityScope };
 
 export type ReferenceStore = ReturnType<typeof createReferenceStore>;
 
@@ -109,8 +114,18 @@ async function upsertCoins(db: Db, coins: ReferenceSnapshot["coins"]): Promise<n
   return changed;
 }
 
-async function upsertExchanges(db: Db, exchanges: ReferenceSnapshot["exchanges"]): Promise<number> {
+/**
+ * Upserts the exchanges; returns how many changed, and the ids of those whose market data
+ * flag changed or that are new (a name, group or instrument flag decides no eligibility).
+ */
+async function upsertExchanges(
+  db: Db,
+  exchanges: ReferenceSnapshot["exchanges"],
+): Promise<{ changed: number; marketDataChanged: string[] }> {
+  const stored = await db.selectFrom("exchanges").select(["id", "market_data"]).execute();
+  const marketDataBefore = new Map(stored.map((e) => [e.id, e.market_data]));
   let changed = 0;
+  const marketDataChanged: string[] = [];
   for (const e of exchanges) {
     const row = {
       id: e.id,
@@ -133,18 +148,27 @@ async function upsertExchanges(db: Db, exchanges: ReferenceSnapshot["exchanges"]
             (excluded.name, excluded.spot, excluded.derivatives, excluded.market_data, excluded.exchange_group)`,
           ),
       )
+      .returning("id")
       .executeTakeFirst();
-    changed += Number(r.numInsertedOrUpdatedRows ?? 0);
+    if (r === undefined) continue;
+    changed++;
+    if (marketDataBefore.get(e.id) !== e.marketData) marketDataChanged.push(e.id);
   }
-  return changed;
+  return { changed, marketDataChanged };
 }
 
-/** All markets in one statement. */
-async function upsertMarkets(db: Db, markets: ReferenceSnapshot["markets"]): Promise<number> {
-  let changed = 0;
-  if (markets.length > 0) {
-    const m = markets;
-    const r = await sql`
+/** All markets in one statement; returns the (exchange, base coin, type) of those that changed. */
+async function upsertMarkets(
+  db: Db,
+  markets: ReferenceSnapshot["markets"],
+): Promise<EligibilityScope["markets"]> {
+  if (markets.length === 0) return [];
+  const m = markets;
+  const r = await sql<{
+    exchange_id: string;
+    base_coin_id: string;
+    instrument_type: InstrumentType;
+  }>`
       insert into markets (exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, collected_since)
       select * from unnest(${m.map((x) => x.exchangeId)}::text[], ${m.map((x) => x.baseCoinId)}::text[],
         ${m.map((x) => x.instrumentType)}::text[], ${m.map((x) => x.quoteSymbol)}::text[],
@@ -152,8 +176,11 @@ async function upsertMarkets(db: Db, markets: ReferenceSnapshot["markets"]): Pro
       on conflict (exchange_id, base_coin_id, instrument_type, quote_symbol) do update set
         quote_coin_id = excluded.quote_coin_id, collected_since = excluded.collected_since
       where (markets.quote_coin_id, markets.collected_since)
-        is distinct from (excluded.quote_coin_id, excluded.collected_since)`.execute(db);
-    changed += Number(r.numAffectedRows ?? 0);
-  }
-  return changed;
+        is distinct from (excluded.quote_coin_id, excluded.collected_since)
+      returning exchange_id, base_coin_id, instrument_type`.execute(db);
+  return r.rows.map((row) => ({
+    exchangeId: row.exchange_id,
+    baseCoinId: row.base_coin_id,
+    instrumentType: row.instrument_type,
+  }));
 }
