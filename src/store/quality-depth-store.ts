@@ -134,6 +134,8 @@ export function createQualityDepthStore(
       // statement; waiting for it instead would hold this range's locks meanwhile, and a
       // submission waiting for one of them would deadlock with it. The update repeats the id
       // range so that the planner reads only that range of reports, by their primary key.
+      // Changes are noted only while an endpoint listens to quality.flagged: events nobody
+      // hears are not worth a write per changed report.
       const r = await sql<{ changed: number }>`
         with target as (
           select r.id, (r.quality_flags & ${kept} | coalesce(x.bit, 0))::smallint as flags
@@ -149,6 +151,8 @@ export function createQualityDepthStore(
         ),
         noted as (
           insert into webhook_quality_changes (report_id) select id from changed
+          where exists (select 1 from webhooks w
+            where not w.disabled and w.events && array['quality.flagged', '*']::text[])
         )
         select count(*)::int as changed from changed`.execute(db);
       return r.rows[0]?.changed ?? 0;
