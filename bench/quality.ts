@@ -98,7 +98,10 @@ export async function qualitySuite(
     const seconds = (performance.now() - started) / 1000;
     running = false;
     await submissions;
-    log(`  recomputed ${reports} reports in ${seconds.toFixed(1)} s (${result.batches} batches)`);
+    log(
+      `  recomputed ${reports} reports in ${seconds.toFixed(1)} s (${result.batches} batches); ` +
+        `longest concurrent submission ${Math.max(0, ...during).toFixed(0)} ms (target 1000)`,
+    );
     return {
       reports,
       marketDays: days.rows[0]?.n ?? 0,
@@ -146,16 +149,20 @@ function batchesOf(rows: Record<string, string>[]) {
   );
 }
 
+const verdict = (met: boolean) => (met ? "(met)" : "(missed)");
+
 export function qualityLines(target: string, q: QualityBenchResults): string[] {
+  // The 30 s target is for 1 M reports; a quick run is held to the same rate.
+  const secondsTarget = (30 * q.reports) / 1_000_000;
   return [
     `### ${target}: quality flags (exceeds_public_depth recomputed over ${q.reports} reports, ${q.marketDays} market-days)`,
     "",
     "| measure | value | target |",
     "|---|---:|---:|",
-    `| recomputation, s | ${q.seconds} | ≤ 30 (1 M reports) |`,
+    `| recomputation, s | ${q.seconds} | ≤ ${secondsTarget} (30 s per 1 M reports) ${verdict(q.seconds <= secondsTarget)} |`,
     `| batches / flags changed | ${q.batches} / ${q.flagsChanged} | |`,
     `| longest batch, ms | ${q.longestBatchMs} | |`,
-    `| longest concurrent submission (300 stored keys), ms | ${q.longestSubmissionMs} (${q.submissions} submissions; alone p50 ${q.submissionAloneP50Ms}) | ≤ 1000 |`,
+    `| longest concurrent submission (300 stored keys), ms | ${q.longestSubmissionMs} (${q.submissions} submissions; alone p50 ${q.submissionAloneP50Ms}) | ≤ 1000 ${verdict(q.longestSubmissionMs <= 1000)} |`,
     "",
   ];
 }

@@ -4,6 +4,7 @@ import type { Services } from "../src/services/index.js";
 import {
   type DashboardWorld,
   dashboardWorld,
+  FLAGGED,
   MARKET_A,
   WORLD_DAYS,
 } from "./helpers/dashboard-world.js";
@@ -64,6 +65,7 @@ describe("the market page's data", () => {
     expect(spread?.series[1]?.values).toEqual(Array(8).fill(0.5));
     // No KPI on the other bands: no threshold line.
     expect(page.charts.find((c) => c.id === "depth-tob")?.series).toHaveLength(2);
+    expect(page.flaggedDays).toEqual([FLAGGED]);
   });
 
   it("is not found for another market maker or a project of another coin", async () => {
@@ -125,6 +127,7 @@ describe("the coin pages' data", () => {
         daysMet: 12,
         daysMissing: 1,
         daysLate: 1,
+        daysFlagged: 1,
         compliance: 0.8571,
         bidDepth200: 6700,
         askDepth200: 7070,
@@ -138,6 +141,7 @@ describe("the coin pages' data", () => {
         daysMet: 5,
         daysMissing: 1,
         daysLate: 0,
+        daysFlagged: 0,
         compliance: 0.7143,
         bidDepth200: 10000,
         askDepth200: 11000,
@@ -152,10 +156,13 @@ describe("the coin pages' data", () => {
       { organizationId: "acme", baseCoinId: "chainlink" },
       {},
     );
-    expect(page.markets.map((m) => [m.exchangeId, m.daysMet, m.bidDepth200])).toEqual([
-      ["binance", 6, 6300],
-      ["kraken", 6, 8004],
+    expect(
+      page.markets.map((m) => [m.exchangeId, m.daysMet, m.daysFlagged, m.bidDepth200]),
+    ).toEqual([
+      ["binance", 6, 1, 6300],
+      ["kraken", 6, 0, 8004],
     ]);
+    expect(page.maker.daysFlagged).toBe(1);
   });
 
   it("lists a project's own coins and refuses another's", async () => {

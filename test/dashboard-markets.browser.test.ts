@@ -59,8 +59,8 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.check("project-coins");
     await follow(visit, "Chainlink", "/app/coins/chainlink");
     expect(await visit.tableRows("Market makers")).toEqual([
-      "Acme Market Making | 2 | 85.71 % | 14 | 12 | 1 | 1 | 6700 | 7070 | 0.17",
-      "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 10000 | 11000 | 0.2",
+      "Acme Market Making | 2 | 85.71 % | 14 | 12 | 1 | 1 | 1 | 6700 | 7070 | 0.17",
+      "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 0 | 10000 | 11000 | 0.2",
     ]);
     await visit.check("project-coin-market-makers");
     // A narrower range changes the figures: 2025-03-05..07 are due (03-08 is pending).
@@ -71,13 +71,13 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       visit.page.getByRole("button", { name: "Show" }).click(),
     ]);
     expect(await visit.tableRows("Market makers, 2025-03-05 to 2025-03-08")).toEqual([
-      "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 7352.5 | 8037.5 | 0.235",
-      "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 10000 | 11000 | 0.2",
+      "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 0 | 7352.5 | 8037.5 | 0.235",
+      "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 0 | 10000 | 11000 | 0.2",
     ]);
     await follow(visit, "Acme Market Making", "/app/coins/chainlink/acme");
     expect(await visit.tableRows("Markets,")).toEqual([
-      "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 6300 | 7040 | 0.14 | 6",
-      "kraken · USD · spot | 85.71 % | 7 | 6 | 1 | 1 | 8004 | 9004 | 0.3 | 6",
+      "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 1 | 6300 | 7040 | 0.14 | 6",
+      "kraken · USD · spot | 85.71 % | 7 | 6 | 1 | 1 | 0 | 8004 | 9004 | 0.3 | 6",
     ]);
     await visit.check("project-market-maker-markets");
     await visit.close();
@@ -99,6 +99,10 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     expect(drawn).toEqual(Array(7).fill("8"));
     expect(await visit.tableRows("Depth at 200 bps, by day")).toEqual(DEPTH_200_ROWS);
     expect((await visit.tableRows("Bid-ask spread, by day"))[5]).toBe("2025-03-06 | 0.16 | 0.5");
+    // The day whose report carries a quality flag, in words.
+    expect(await visit.tableRows("Flagged days (1)")).toEqual([
+      "2025-03-03 | Total depth is not bid + ask",
+    ]);
     await visit.check(kind === "market maker" ? "market" : undefined);
     await visit.close();
   });

@@ -1,6 +1,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeInBrowser, launchBrowser, listen, PHONE, Visit } from "./helpers/browser.js";
+import { v2Record } from "./helpers/fixture.js";
 import { SCORECARD_KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
 
 describeInBrowser("the market-maker and operator pages in Chromium", () => {
@@ -22,6 +23,16 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
       .execute();
     await db.updateTable("reference_data_version").set({ changed_at: at }).execute();
     await stores.operator.markSynced(new Date("2025-03-04T06:05:00Z"));
+    // A correction whose total is not the sum of its sides: a report with a quality flag.
+    const corrected = await world.t.request({
+      method: "POST",
+      url: "/api/v2/report",
+      key: SCORECARD_KEYS.acme,
+      payload: {
+        data: [v2Record({ date: "2025-03-03", baseCoinId: "uniswap", bidAskDepth200: 1 })],
+      },
+    });
+    expect(corrected.statusCode, corrected.body).toBe(201);
     base = await listen(world.t);
     browser = await launchBrowser();
   });
@@ -100,7 +111,10 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
       const rows = await visit.tableRows("Reports (5 matching)");
       expect(rows).toEqual(
         ["05", "04", "03", "02", "01"].map(
-          (d) => `2025-03-${d} | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible`,
+          (d) =>
+            `2025-03-${d} | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible | ${
+              d === "03" ? "Total depth is not bid + ask" : "None"
+            }`,
         ),
       );
       const csv = visit.page.getByRole("link", { name: "Download CSV" });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCoinGeckoClient } from "../src/adapters/coingecko-client.js";
 import { createAdminServices } from "../src/services/admin.js";
 import { loadFixture } from "../src/services/fixtures.js";
+import { recomputePublicDepthFlags } from "../src/services/quality-recompute.js";
 import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
@@ -118,6 +119,33 @@ describe("exceeds_public_depth", () => {
     await submitAll(t, KEYS.acme, [v2Record({ date: "2025-03-07", bidAskDepth200: 1 })]);
     await loadSnapshots([snapshot("2025-03-07", { costToMoveDownUsd: 1 })]);
     expect(await flagsOn("2025-03-07")).toEqual(["total_depth_mismatch", "exceeds_public_depth"]);
+  });
+});
+
+describe("recomputation over many reports", () => {
+  it("reaches every report when its ranges grow", async () => {
+    // 12,000 reports of globex (dates from 1990 on), each above its day's public depth.
+    await sql`insert into reports (organization_id, date, exchange_id, base_coin_id, quote_key,
+        instrument_type, quote_coin_id, type, schema_version, bid_depth_50, bid_depth_100,
+        bid_depth_200, ask_depth_50, ask_depth_100, ask_depth_200, bid_ask_depth_50,
+        bid_ask_depth_100, bid_ask_depth_200, bid_ask_spread, order_fill_volume_maker,
+        order_fill_volume_taker, eligibility_status)
+      select 'globex', date '1990-01-01' + i, 'binance', 'chainlink', 'tether', 'spot', 'tether',
+        'project', 2, 1, 2, 3, 1, 2, 3, 2, 4, 6, 0.1, 1, 1, 'eligible'
+      from generate_series(0, 11999) as g(i)`.execute(t.database.db);
+    await sql`insert into public_depth_days (exchange_id, base_coin_id, instrument_type,
+        quote_symbol, day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd)
+      select 'binance', 'chainlink', 'spot', 'USDT', date '1990-01-01' + i, 'tether', now(), 1, 1
+      from generate_series(0, 11999) as g(i)`.execute(t.database.db);
+    // A target no range reaches: each range is twice the last (5,000, 10,000, …).
+    const result = await recomputePublicDepthFlags(t.database.stores, { targetMs: 1e9 });
+    expect(result.changed).toBe(12_000);
+    const unflagged = await sql<{ n: number }>`
+      select count(*)::int as n from reports
+      where organization_id = 'globex' and date < '2030-01-01' and quality_flags & 8 = 0`.execute(
+      t.database.db,
+    );
+    expect(unflagged.rows[0]?.n).toBe(0);
   });
 });
 

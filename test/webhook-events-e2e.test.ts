@@ -13,8 +13,8 @@ import { KEYS, v2Record } from "./helpers/fixture.js";
 import { eventually, type Receiver, startReceiver, verified } from "./helpers/webhook-receiver.js";
 
 /**
- * Every event type end to end: the producer derives report.missing, report.late and
- * kpi.missed from stored reports (driven with the test's clock), the delivery job sends them
+ * Every event type end to end: the producer derives report.missing, report.late, kpi.missed
+ * and quality.flagged from stored reports (driven with the test's clock), the delivery job sends them
  * to a receiver on loopback, and each arrives signed (checked with the standardwebhooks
  * package) with a body the OpenAPI document's `webhooks` describes.
  */
@@ -90,7 +90,14 @@ describe("every event type, end to end", () => {
     await producer.runOnce(new Date("2026-03-05T12:01:00Z"));
     await t.request({ method: "POST", url: `/api/v1/webhooks/${webhookId}/test`, key: KEYS.acme });
 
-    const types = ["report.missing", "report.late", "kpi.missed", "webhook.test"];
+    // 03-03's 4000 at ±2 % is below its 5000 at 1 %: quality.flagged too.
+    const types = [
+      "report.missing",
+      "report.late",
+      "kpi.missed",
+      "quality.flagged",
+      "webhook.test",
+    ];
     const events = await eventually(() => {
       const all = receiver.at("/all").map((r) => verified(secret, r));
       return types.every((type) => all.some((e) => e.type === type)) && all;
@@ -110,6 +117,11 @@ describe("every event type, end to end", () => {
       exchangeId: "kraken",
       date: "2026-03-03",
       receivedAt: "2026-03-05T10:00:00.000Z",
+    });
+    expect(byType("quality.flagged")).toMatchObject({
+      exchangeId: "binance",
+      date: "2026-03-03",
+      flags: ["depth_not_monotonic", "total_depth_mismatch"],
     });
     expect(byType("kpi.missed")).toMatchObject({
       exchangeId: "binance",

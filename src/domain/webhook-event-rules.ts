@@ -35,7 +35,7 @@ export function marketDayKey(d: MarketDay): string {
 }
 
 /** The payload's market fields, in the order CONTRACT section 7 lists them. */
-function marketDayOf(d: MarketDay): MarketDay {
+export function marketDayOf(d: MarketDay): MarketDay {
   return {
     organizationId: d.organizationId,
     baseCoinId: d.baseCoinId,

@@ -40,6 +40,8 @@ export type MakerSummary = Medians & {
   daysMet: number;
   daysMissing: number;
   daysLate: number;
+  /** Due reported days whose report carries a quality flag. */
+  daysFlagged: number;
   compliance: number | null;
 };
 
@@ -154,6 +156,7 @@ function summaryOf(items: MarketScorecard[], medians: ScorecardMedians | undefin
     daysMet,
     daysMissing: sum((s) => s.daysMissing),
     daysLate: sum((s) => s.daysLate),
+    daysFlagged: sum((s) => s.daysFlagged),
     compliance: compliance(daysMet, daysDue),
     ...mediansOf(medians),
   };

@@ -24,6 +24,8 @@ export type MarketPage = {
   /** The days with a report, ascending: the x values of every chart. */
   dates: string[];
   charts: Chart[];
+  /** The reported days whose report carries quality flags (CONTRACT section 6), ascending. */
+  flaggedDays: { date: string; flags: string[] }[];
 };
 
 const BANDS = [
@@ -64,6 +66,9 @@ export async function marketPage(
     ...range,
     dates: reports.map((r) => r.date),
     charts: chartsOf(reports, kpis),
+    flaggedDays: reports.flatMap((r) =>
+      r.qualityFlags ? [{ date: r.date, flags: r.qualityFlags.split(" ") }] : [],
+    ),
   };
 }
 
@@ -74,7 +79,8 @@ async function marketReports(
   range: { dateGte: string; dateLte: string },
 ): Promise<ReportCsvItem[]> {
   const chunks: ReportCsvItem[][] = [];
-  for await (const chunk of exportReports(deps, caller, { ...market, ...range })) {
+  const query = { ...market, ...range, include: "quality" as const };
+  for await (const chunk of exportReports(deps, caller, query)) {
     chunks.push(chunk);
   }
   // The listing runs newest first; charts run left to right.

@@ -19,19 +19,21 @@ export type RecomputeResult = { changed: number; batches: number };
  */
 export async function recomputePublicDepthFlags(
   stores: Pick<Stores, "qualityDepth">,
-  options: { days?: MarketDay[] } = {},
+  options: { days?: MarketDay[]; targetMs?: number } = {},
 ): Promise<RecomputeResult> {
   const range = await stores.qualityDepth.reportIdRange();
   const result = { changed: 0, batches: 0 };
   if (range === undefined) return result;
   let size = FIRST_BATCH;
-  for (let from = range.min; from <= range.max; from += size) {
+  for (let from = range.min; from <= range.max; ) {
     const started = performance.now();
     result.changed += await stores.qualityDepth.recomputeRange(from, from + size, options.days);
     result.batches++;
+    // The next range starts where this one ended, whatever size the next one gets.
+    from += size;
     const elapsed = Math.max(1, performance.now() - started);
     // Grows at most twofold a step: one quick range says little about the next.
-    const next = Math.min(size * 2, (size * TARGET_MS) / elapsed);
+    const next = Math.min(size * 2, (size * (options.targetMs ?? TARGET_MS)) / elapsed);
     size = Math.round(Math.min(MAX_BATCH, Math.max(MIN_BATCH, next)));
   }
   return result;

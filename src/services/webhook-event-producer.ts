@@ -9,7 +9,8 @@ import {
 } from "../domain/webhook-event-rules.js";
 import type { DayScorecard } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
-import type { TouchedDay } from "../store/webhook-producer-store.js";
+import type { TouchedDay } from "../store/webhook-producer-rows.js";
+import { announceQuality } from "./webhook-quality-events.js";
 
 export type ProducerOptions = {
   /** REPORT_DEADLINE_UTC (`HH:MM`). */
@@ -44,6 +45,8 @@ export type PassResult = {
  * days whose deadline passed since the last pass, the days of the report versions stored
  * since, and the days of the obligation periods and engagements changed since; then records
  * the events those judgements raise (see eventsOfDay) and moves its cursors, all together.
+ * The same versions, and the reports recomputations changed, raise quality.flagged (see
+ * announceQuality).
  */
 export function producePass(stores: Stores, now: Date, options: ProducerOptions) {
   return stores.transaction(async (tx): Promise<PassResult> => {
@@ -78,7 +81,9 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
       .map((r) => clip(r, state.firstDay, lastDue))
       .filter((r) => r.dateGte <= r.dateLte);
     const days = await judge(tx, ranges, { now: judgedAt, deadlineUtc });
-    const recorded = await announce(tx, days, { now, deadlineUtc });
+    if (state.firstPass) await tx.webhookQuality.discardChanges();
+    const quality = await announceQuality(tx, [...touched, ...fresh.days], now);
+    const recorded = (await announce(tx, days, { now, deadlineUtc })) + quality.recorded;
     await producer.saveProgress({
       deadlinesDone: deadlinesDone > state.deadlinesDone ? deadlinesDone : state.deadlinesDone,
       versionsSeen: fresh.last,
@@ -86,6 +91,7 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     const more =
       fresh.days.length === LIMITS.versions ||
       changes.length === LIMITS.changes ||
+      quality.more ||
       deadlinesDone < lastDue;
     return { busy: false, more, recorded };
   });

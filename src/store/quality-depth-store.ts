@@ -8,7 +8,7 @@ import {
   type QualityFlag,
   qualityFlagBit,
 } from "../domain/quality.js";
-import { exceedsPublicDepthSql } from "./quality-sql.js";
+import { publicDepthBitJoin } from "./quality-sql.js";
 import type { Tables } from "./tables.js";
 
 /** Public depth snapshots, and the recomputation of the flag that compares reports with them. */
@@ -114,15 +114,14 @@ export function createQualityDepthStore(
 
     /**
      * Recomputes `exceeds_public_depth` of the reports with ids in [fromId, toId) (of the given
-     * market-days only, when given), writing only rows whose flags change. One short statement
+     * market-days only, when given), writing only rows whose flags change, and notes them for
+     * the webhook event producer (quality.flagged) in the same statement. One short statement
      * per id range: a batch locks only the rows it changes, for the time of one range, and
      * never waits for a row lock.
      */
     async recomputeRange(fromId: number, toId: number, days?: MarketDay[]): Promise<number> {
-      const newFlags = sql.raw(
-        `(r.quality_flags & ${~EXCEEDS_PUBLIC_DEPTH_BIT & 0x7fff}
-          | ${exceedsPublicDepthSql("r", String(publicDepthTolerance))})::smallint`,
-      );
+      const bit = sql.raw(publicDepthBitJoin("r", String(publicDepthTolerance)));
+      const kept = sql.raw(String(~EXCEEDS_PUBLIC_DEPTH_BIT & 0x7fff));
       const col = <T>(f: (d: MarketDay) => T) => (days ?? []).map(f);
       const only =
         days === undefined
@@ -133,15 +132,30 @@ export function createQualityDepthStore(
                 ${col((d) => d.date)}::date[]))`;
       // SKIP LOCKED: a row a submission is rewriting gets its flags from that submission's
       // statement; waiting for it instead would hold this range's locks meanwhile, and a
-      // submission waiting for one of them would deadlock with it.
-      const r = await sql`
+      // submission waiting for one of them would deadlock with it. The update repeats the id
+      // range so that the planner reads only that range of reports, by their primary key.
+      // Changes are noted only while an endpoint listens to quality.flagged: events nobody
+      // hears are not worth a write per changed report.
+      const r = await sql<{ changed: number }>`
         with target as (
-          select r.id, ${newFlags} as flags from reports r
-          where r.id >= ${fromId} and r.id < ${toId} ${only} and r.quality_flags <> ${newFlags}
-          for update skip locked
+          select r.id, (r.quality_flags & ${kept} | coalesce(x.bit, 0))::smallint as flags
+          from reports r ${bit}
+          where r.id >= ${fromId} and r.id < ${toId} ${only}
+            and r.quality_flags <> (r.quality_flags & ${kept} | coalesce(x.bit, 0))
+          for update of r skip locked
+        ),
+        changed as (
+          update reports r set quality_flags = t.flags from target t
+          where r.id = t.id and r.id >= ${fromId} and r.id < ${toId}
+          returning r.id
+        ),
+        noted as (
+          insert into webhook_quality_changes (report_id) select id from changed
+          where exists (select 1 from webhooks w
+            where not w.disabled and w.events && array['quality.flagged', '*']::text[])
         )
-        update reports r set quality_flags = t.flags from target t where r.id = t.id`.execute(db);
-      return Number(r.numAffectedRows ?? 0);
+        select count(*)::int as changed from changed`.execute(db);
+      return r.rows[0]?.changed ?? 0;
     },
   };
 }

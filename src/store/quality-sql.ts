@@ -22,3 +22,16 @@ export function exceedsPublicDepthSql(alias: string, tolerance: string): string 
     from public_depth_days d where ${publicDepthOf(alias)}
     order by d.quote_symbol limit 1), 0)`;
 }
+
+/**
+ * `left join lateral (…) x on true`: `x.bit` is the `exceeds_public_depth` bit of report
+ * `alias` (null without a snapshot), looked up once per row, where a subquery in the select
+ * list and again in the where clause would be run twice for every row that changes.
+ */
+export function publicDepthBitJoin(alias: string, tolerance: string): string {
+  return `left join lateral (select case when ${alias}.bid_depth_200 > d.cost_to_move_down_usd * (1 + ${tolerance})
+      or ${alias}.ask_depth_200 > d.cost_to_move_up_usd * (1 + ${tolerance})
+      then ${EXCEEDS_PUBLIC_DEPTH_BIT} else 0 end as bit
+    from public_depth_days d where ${publicDepthOf(alias)}
+    order by d.quote_symbol limit 1) x on true`;
+}

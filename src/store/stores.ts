@@ -22,6 +22,7 @@ import type { Tables } from "./tables.js";
 import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook-delivery-store.js";
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
 import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
+import { createWebhookQualityStore, type WebhookQualityStore } from "./webhook-quality-store.js";
 import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
@@ -49,6 +50,8 @@ export type Stores = {
   webhookDeliveries: WebhookDeliveryStore;
   /** The cursors and kept outcomes of the job deriving events from stored data. */
   webhookProducer: WebhookProducerStore;
+  /** The producer's quality.flagged outcomes and the reports recomputations changed. */
+  webhookQuality: WebhookQualityStore;
   /** Idempotency-Key claims and the answers kept for replay. */
   idempotency: IdempotencyStore;
   /** The submission log (accepted submissions are logged by `reports.upsert`). */
@@ -94,6 +97,7 @@ export function createStores(
     webhooks: createWebhookStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),
+    webhookQuality: createWebhookQualityStore(db),
     idempotency: createIdempotencyStore(db),
     submissions: createSubmissionStore(db),
     reportCards: createReportCardStore(db),

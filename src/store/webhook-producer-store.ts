@@ -4,6 +4,12 @@ import type { MarketDay } from "../domain/webhook-event.js";
 import { type KpiOutcome, marketDayKey } from "../domain/webhook-event-rules.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
+import {
+  type TouchedVersion,
+  touched,
+  VERSION_COLUMNS,
+  type VersionRow,
+} from "./webhook-producer-rows.js";
 
 // Any constant will do; it only has to be the same in every process of this service.
 const PRODUCER_LOCK_ID = 727_011;
@@ -15,10 +21,9 @@ export type ProducerState = {
   firstDay: string;
   deadlinesDone: string;
   versionsSeen: number;
+  /** This pass wrote the state: the first pass ever. */
+  firstPass: boolean;
 };
-
-/** A report version to judge: the organization, coin and day of its report. */
-export type TouchedDay = { organizationId: string; baseCoinId: string; date: string };
 
 /** A changed obligation period or engagement: its days are judged again. */
 export type ChangedPeriod = {
@@ -27,19 +32,6 @@ export type ChangedPeriod = {
   since: string;
   until: string | null;
 };
-
-type VersionRow = {
-  id: number;
-  organization_id: string;
-  base_coin_id: string;
-  date: string;
-};
-
-const touched = (r: VersionRow): TouchedDay => ({
-  organizationId: r.organization_id,
-  baseCoinId: r.base_coin_id,
-  date: r.date,
-});
 
 /** The six key columns of market days, as unnest() parameters. */
 function marketDays(days: readonly MarketDay[], more = sql``, moreNames = sql``) {
@@ -73,11 +65,11 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
      * announced) or are still ahead (the days are judged at their deadlines).
      */
     async state(init: { startedAt: Date; firstDay: string }): Promise<ProducerState> {
-      await sql`insert into webhook_event_producer
+      const written = await sql`insert into webhook_event_producer
           (started_at, first_day, deadlines_done, versions_seen)
         select ${init.startedAt}, ${init.firstDay}::date, ${init.firstDay}::date - 1,
           coalesce((select max(id) from report_versions), 0)
-        on conflict do nothing`.execute(db);
+        on conflict do nothing returning 1`.execute(db);
       const r = await sql<{
         started_at: Date;
         first_day: string;
@@ -93,6 +85,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
         firstDay: row.first_day,
         deadlinesDone: row.deadlines_done,
         versionsSeen: Number(row.versions_seen),
+        firstPass: written.rows.length > 0,
       };
     },
 
@@ -106,10 +99,12 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
      * this statement could not see (holes, noted with the snapshot's xmax). One statement, so
      * that the rows and the snapshot figures come from the same snapshot.
      */
-    async newVersions(seen: number, limit: number): Promise<{ days: TouchedDay[]; last: number }> {
+    async newVersions(
+      seen: number,
+      limit: number,
+    ): Promise<{ days: TouchedVersion[]; last: number }> {
       const r = await sql<VersionRow & { xmax: string }>`
-        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date,
-          pg_snapshot_xmax(pg_current_snapshot())::text as xmax
+        select ${VERSION_COLUMNS}, pg_snapshot_xmax(pg_current_snapshot())::text as xmax
         from report_versions v join reports r on r.id = v.report_id
         where v.id > ${seen} order by v.id limit ${limit}`.execute(db);
       const last = r.rows.at(-1);
@@ -132,7 +127,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
      * its transaction id before it draws a version id: a hole's writer, running when the hole
      * was noted, had an id below the noted xmax, and has ended once the xmin passed it.
      */
-    async filledHoles(): Promise<TouchedDay[]> {
+    async filledHoles(): Promise<TouchedVersion[]> {
       const r = await sql<VersionRow>`
         with snapshot as materialized (
           select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin
@@ -146,7 +141,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
           delete from webhook_version_holes h using checked c
           where h.id = c.id and (c.filled or c.ended)
         )
-        select v.id, r.organization_id, r.base_coin_id, to_char(r.date, 'YYYY-MM-DD') as date
+        select ${VERSION_COLUMNS}
         from checked c join report_versions v on v.id = c.id join reports r on r.id = v.report_id
         where c.filled`.execute(db);
       return r.rows.map(touched);

@@ -90,22 +90,46 @@ function fixture() {
 
 const usd = { quoteCoinId: null, quoteCoinSymbol: "USD" };
 
+/** The one report of the world with a quality flag: market A's, total depth not bid + ask. */
+export const FLAGGED = { date: "2025-03-03", flags: ["total_depth_mismatch"] };
+
+/** A record whose ±2 % total is the sum of its sides (a plausible one: no quality flag). */
+const plausible = (fields: Record<string, unknown>) => {
+  const record = v2Record(fields);
+  return {
+    ...record,
+    bidAskDepth200: Number(record.bidDepth200) + Number(record.askDepth200),
+    ...fields,
+  };
+};
+/** Uniswap's depth at 200 bps is small: the narrower bands below it. */
+const SMALL_BANDS = {
+  bidDepthTob: 100,
+  bidDepth10: 200,
+  bidDepth25: 300,
+  bidDepth50: 400,
+  bidDepth100: 500,
+  bidAskDepth50: 4500,
+  bidAskDepth100: 5600,
+};
+
 function acmeDay(i: number): Record<string, unknown>[] {
   const date = WORLD_DAYS[i];
   const records = [
-    v2Record({
+    plausible({
       date,
       bidDepth200: MARKET_A.bidDepth200[i],
       askDepth200: MARKET_A.askDepth200[i],
       bidAskSpread: MARKET_A.bidAskSpread[i],
+      ...(date === FLAGGED.date ? { bidAskDepth200: 1 } : {}),
     }),
-    v2Record({ date, baseCoinId: "uniswap", bidDepth200: 2000 + i }),
+    plausible({ date, baseCoinId: "uniswap", bidDepth200: 2000 + i, ...SMALL_BANDS }),
   ];
   const bid = MARKET_B_BID[i];
   // 2025-03-06 on kraken is sent apart, after its deadline.
   if (bid !== null && i !== 5)
     records.push(
-      v2Record({
+      plausible({
         date,
         exchangeId: "kraken",
         ...usd,
@@ -120,7 +144,7 @@ function acmeDay(i: number): Record<string, unknown>[] {
 function globexDay(i: number): Record<string, unknown>[] {
   if (i === 1) return []; // 2025-03-02 missing
   return [
-    v2Record({
+    plausible({
       date: WORLD_DAYS[i],
       bidDepth200: 10000,
       askDepth200: 11000,
@@ -154,7 +178,7 @@ export async function dashboardWorld(env: Record<string, string> = {}): Promise<
     await submit(morning, KEYS.globex, globexDay(i));
   }
   await submit(new Date("2025-03-07T15:00:00Z"), KEYS.acme, [
-    v2Record({
+    plausible({
       date: "2025-03-06",
       exchangeId: "kraken",
       ...usd,

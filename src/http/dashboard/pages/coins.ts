@@ -12,6 +12,7 @@ import { RANGE_PRESETS } from "./page-parts.js";
 export const summaryHead = html`<th scope="col" class="num">Compliance</th>
 <th scope="col" class="num">Days due</th><th scope="col" class="num">Days met</th>
 <th scope="col" class="num">Days missing</th><th scope="col" class="num">Days late</th>
+<th scope="col" class="num">Days flagged</th>
 <th scope="col" class="num">Median bid depth ±2 % (USD)</th>
 <th scope="col" class="num">Median ask depth ±2 % (USD)</th>
 <th scope="col" class="num">Median spread (%)</th>`;
@@ -21,6 +22,7 @@ export const summaryCells = (
 ) =>
   html`<td class="num">${percent(s.compliance)}</td><td class="num">${s.daysDue}</td>
 <td class="num">${s.daysMet}</td><td class="num">${s.daysMissing}</td><td class="num">${s.daysLate}</td>
+<td class="num">${s.daysFlagged}</td>
 <td class="num">${figure(s.bidDepth200)}</td><td class="num">${figure(s.askDepth200)}</td>
 <td class="num">${figure(s.bidAskSpread)}</td>`;
 

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../../services/index.js";
-import { html } from "../html.js";
+import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import { chartFigure } from "../views/chart.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { chartScripts, pageStyles } from "../views/own-assets.js";
+import { qualityFlagsText } from "../views/quality-flags.js";
 import { marketParams, paramsOf, trail } from "./page-parts.js";
 
 const MARKET_PRESETS = [
@@ -29,10 +30,22 @@ export async function sendMarketPage(
 <p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${page.dates.length} days reported. Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
 ${rangeForm(marketPath(key), page, MARKET_PRESETS)}
 ${page.dates.length === 0 ? html`<p class="placeholder">No report in this range.</p>` : ""}
-<div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>`;
+<div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>
+${flaggedDays(page.flaggedDays)}`;
   return sendPage(request, reply, {
     title: `${page.market.baseCoinId} on ${marketName(key)}`,
     body,
     current: "",
   });
+}
+
+/** The days of the range whose report carries quality flags, or a line saying there are none. */
+function flaggedDays(days: { date: string; flags: string[] }[]): Html {
+  if (days.length === 0)
+    return html`<p class="note" id="flagged-days">No reported day in this range carries a quality flag.</p>`;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Flagged days"><table id="flagged-days">
+<caption>Flagged days (${days.length}): reports whose numbers fail a quality check</caption>
+<thead><tr><th scope="col">Date</th><th scope="col">Quality flags</th></tr></thead>
+<tbody>${days.map((d) => html`<tr><th scope="row">${d.date}</th><td>${qualityFlagsText(d.flags)}</td></tr>`)}</tbody>
+</table></div>`;
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ListQuery, reportPageSchema } from "../../../schemas/list-query.js";
 import { type Html, html } from "../html.js";
+import { qualityFlagsText } from "../views/quality-flags.js";
 import { queryString } from "./form-query.js";
 
 export type ReportPage = z.infer<typeof reportPageSchema>;
@@ -53,6 +54,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 <td class="num">${number(item.bidDepth200)}</td><td class="num">${number(item.askDepth200)}</td>
 <td class="num">${number(item.bidAskSpread)}</td><td class="num">${number(item.topOfBookPercentage)}</td>
 <td>${item.eligibilityReason ?? "eligible"}</td>
+<td>${qualityFlagsText(item.qualityFlags)}</td>
 </tr>`;
 }
 
@@ -61,7 +63,7 @@ function table(page: ReportPage, withOrganization: boolean): Html {
   const numeric = ["Bid depth ±2%", "Ask depth ±2%", "Spread %", "Top of book %"];
   return html`<div class="table-wrap" tabindex="0"><table id="reports">
 <caption>Reports (${page.totalCount} matching)</caption>
-<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th></tr></thead>
+<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th><th scope="col">Quality flags</th></tr></thead>
 <tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>
 </table></div>`;
 }

@@ -64,7 +64,12 @@ export const reportsPage: DashboardPage = {
     app.get("/reports", { schema: { hide: true } }, async (request, reply) => {
       const { caller } = request.dashboard;
       const query = listQueryOf(request);
-      const paged = { ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE };
+      // The table shows each report's quality flags, whatever the form asked.
+      const paged = {
+        ...query,
+        include: "quality" as const,
+        pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE,
+      };
       const [json, choices] = await Promise.all([
         services.listReportsJson(caller, paged),
         choicesFor(services, caller),

@@ -1,0 +1,190 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
+import {
+  createWebhookEventProducer,
+  type WebhookEventProducer,
+} from "../src/jobs/webhook-event-producer.js";
+import { loadFixture } from "../src/services/fixtures.js";
+import { accountabilityFixture, READER_KEYS } from "./helpers/accountability.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { KEYS, v2Record } from "./helpers/fixture.js";
+import { eventually, type Receiver, startReceiver, verified } from "./helpers/webhook-receiver.js";
+
+/**
+ * quality.flagged (CONTRACT sections 6 and 7): derived by the producer job from the flags of
+ * stored versions and from recomputations of exceeds_public_depth, delivered signed to a
+ * receiver on loopback, to the market maker, the projects owning the coin and the operator.
+ */
+let t: TestApp;
+let receiver: Receiver;
+let job: WebhookJob;
+let producer: WebhookEventProducer;
+let clock = new Date("2026-03-03T08:00:00Z");
+const secrets: Record<string, string> = {};
+
+/** Who subscribes, with which key: each gets its own path on the receiver. */
+const SUBSCRIBERS = {
+  acme: KEYS.acme,
+  globex: KEYS.globex,
+  "chainlink-labs": READER_KEYS.chainlinkLabs,
+  "uniswap-labs": READER_KEYS.uniswapLabs,
+  platform: READER_KEYS.operator,
+};
+
+async function submit(key: string, records: Record<string, unknown>[]) {
+  const response = await t.request({
+    method: "POST",
+    url: "/api/v2/report",
+    key,
+    payload: { data: records },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+}
+
+/** Flagged total_depth_mismatch: the total is not the sum of its sides. */
+const mismatched = (date: string) => v2Record({ date, bidAskDepth200: 1 });
+/** ±2 % depth 6000 / 6100, consistent: flagged only against a smaller public book. */
+const plausible = (date: string) => v2Record({ date });
+
+const snapshot = (date: string, takenAt: string, costToMoveDownUsd: number) => ({
+  exchangeId: "binance",
+  baseCoinId: "chainlink",
+  quoteSymbol: "USDT",
+  date,
+  takenAt,
+  costToMoveDownUsd,
+});
+const loadSnapshots = (snapshots: unknown[]) =>
+  loadFixture(t.database.stores, { depthSnapshots: snapshots }, new Date());
+
+/** A pass of the producer, a minute after the last one. */
+function pass() {
+  clock = new Date(clock.getTime() + 60_000);
+  return producer.runOnce(clock);
+}
+
+type Flagged = { date: string; flags: string[] };
+/** The quality.flagged events recorded, oldest first. */
+async function flagged(): Promise<Flagged[]> {
+  const r = await sql<{ data: Flagged }>`
+    select data from webhook_events where type = 'quality.flagged'
+    order by created_at, dedup_key`.execute(t.database.db);
+  return r.rows.map(({ data }) => ({ date: data.date, flags: data.flags }));
+}
+
+beforeAll(async () => {
+  t = await startTestApp({
+    fixture: accountabilityFixture(),
+    env: { WEBHOOK_ALLOW_INSECURE: "true" },
+    now: () => clock,
+  });
+  receiver = await startReceiver();
+  for (const [organization, key] of Object.entries(SUBSCRIBERS)) {
+    const created = await t.request({
+      method: "POST",
+      url: "/api/v1/webhooks",
+      key,
+      payload: { url: receiver.url(`/${organization}`), events: ["quality.flagged"] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    secrets[organization] = created.json().secret;
+  }
+  producer = createWebhookEventProducer(t.database.stores, {
+    deadlineUtc: "12:00",
+    pollMs: 60_000,
+    now: () => clock,
+  });
+  // Flagged before notifications first ran: a stored version and a recomputed report.
+  await submit(KEYS.acme, [mismatched("2026-02-01"), plausible("2026-02-02")]);
+  await loadSnapshots([snapshot("2026-02-02", "2026-02-02T10:00:00Z", 1000)]);
+  job = startWebhookDeliveries(t.database.stores, {
+    allowInsecure: true,
+    timeoutMs: 2_000,
+    retrySchedule: [1],
+    concurrency: 4,
+    pollMs: 50,
+  });
+});
+afterAll(async () => {
+  await job?.stop();
+  await receiver?.close();
+  await t?.close();
+});
+
+describe("quality.flagged", () => {
+  it("announces nothing flagged before notifications first ran", async () => {
+    expect(await pass()).toBe(0);
+    expect(await flagged()).toEqual([]);
+  });
+
+  it("is raised by a flagged version on arrival, signed, for the coin's readers only", async () => {
+    await submit(KEYS.acme, [mismatched("2026-03-02"), plausible("2026-03-01")]);
+    expect(await pass()).toBe(1);
+    expect(await flagged()).toEqual([{ date: "2026-03-02", flags: ["total_depth_mismatch"] }]);
+
+    const reached = ["acme", "chainlink-labs", "platform"];
+    const events = await eventually(
+      () => reached.every((o) => receiver.at(`/${o}`).length === 1) && reached,
+      "the delivery to acme, chainlink-labs and the operator",
+    );
+    for (const organization of events) {
+      const [request] = receiver.at(`/${organization}`);
+      if (request === undefined) throw new Error(`nothing reached ${organization}`);
+      const event = verified(secrets[organization] ?? "", request);
+      expect(event.type).toBe("quality.flagged");
+      expect(event.data).toEqual({
+        organizationId: "acme",
+        baseCoinId: "chainlink",
+        exchangeId: "binance",
+        quote: "tether",
+        instrumentType: "spot",
+        date: "2026-03-02",
+        flags: ["total_depth_mismatch"],
+      });
+    }
+    // Another market maker's endpoint and another coin's project hear nothing of it.
+    await submit(KEYS.globex, [v2Record({ date: "2026-03-02", baseCoinId: "uniswap" })]);
+    await pass();
+    expect(receiver.at("/globex")).toEqual([]);
+    expect(receiver.at("/uniswap-labs")).toEqual([]);
+  });
+
+  it("is not repeated by a correction with the same flags, and is again once they were lost", async () => {
+    await submit(KEYS.acme, [mismatched("2026-03-02")]);
+    expect(await pass()).toBe(0);
+    await submit(KEYS.acme, [plausible("2026-03-02")]);
+    expect(await pass()).toBe(0);
+    await submit(KEYS.acme, [mismatched("2026-03-02")]);
+    expect(await pass()).toBe(1);
+    expect((await flagged()).map((e) => e.date)).toEqual(["2026-03-02", "2026-03-02"]);
+  });
+
+  it("is raised when a later snapshot flips exceeds_public_depth on, once", async () => {
+    await loadSnapshots([snapshot("2026-03-01", "2026-03-01T10:00:00Z", 9000)]);
+    expect(await pass()).toBe(0); // 6000 is within the public 9000
+    await loadSnapshots([snapshot("2026-03-01", "2026-03-01T20:00:00Z", 5000)]);
+    expect(await pass()).toBe(1);
+    expect((await flagged()).at(-1)).toEqual({
+      date: "2026-03-01",
+      flags: ["exceeds_public_depth"],
+    });
+    // Recomputed again with the flag unchanged: nothing; a correction keeping it: nothing.
+    await loadSnapshots([snapshot("2026-03-01", "2026-03-01T22:00:00Z", 4000)]);
+    await submit(KEYS.acme, [plausible("2026-03-01")]);
+    expect(await pass()).toBe(0);
+    // A correction adding a flag to it is news, with both flags.
+    await submit(KEYS.acme, [v2Record({ date: "2026-03-01", bidAskDepth200: 1 })]);
+    expect(await pass()).toBe(1);
+    expect((await flagged()).at(-1)).toEqual({
+      date: "2026-03-01",
+      flags: ["total_depth_mismatch", "exceeds_public_depth"],
+    });
+  });
+
+  it("leaves no noted recomputation behind", async () => {
+    const notes = await sql<{ n: number }>`
+      select count(*)::int as n from webhook_quality_changes`.execute(t.database.db);
+    expect(notes.rows[0]?.n).toBe(0);
+  });
+});
