@@ -55,13 +55,7 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
   const inFlight = new Set<Promise<void>>();
   const finished: Finished[] = [];
   let stopped = false;
-  // Set by a wake-up that came while a turn ran: the next wait is skipped, not the wake-up.
-  let woken = false;
-  let endWait: () => void = () => {};
-  const wake = () => {
-    woken = true;
-    endWait();
-  };
+  const { wake, wait } = waker(pollMs);
 
   const start = (delivery: ClaimedDelivery) => {
     const running: Promise<void> = send(sender, delivery, now)
@@ -99,17 +93,9 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
     while (!stopped) {
       const began = Date.now();
       await turn(true);
-      if (!woken)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          endWait = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      woken = false;
-      const wait = MIN_TURN_MS - (Date.now() - began);
-      if (wait > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, wait));
+      await wait();
+      const early = MIN_TURN_MS - (Date.now() - began);
+      if (early > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, early));
     }
   };
 
@@ -129,6 +115,33 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
 }
 
 export type WebhookJob = ReturnType<typeof startWebhookDeliveries>;
+
+/**
+ * `wait` ends after `pollMs` or at a `wake`; a wake that came while nobody waited ends the
+ * next wait at once (an attempt that ended during a turn is not left for the next poll).
+ */
+function waker(pollMs: number) {
+  let woken = false;
+  let endWait: () => void = () => {};
+  return {
+    wake() {
+      woken = true;
+      endWait();
+    },
+    async wait() {
+      if (!woken)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          endWait = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      woken = false;
+      endWait = () => {};
+    },
+  };
+}
 
 /** One attempt, signed and sent (never throws: a failure is its outcome). */
 async function send(
