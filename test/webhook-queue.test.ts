@@ -285,7 +285,7 @@ describe("a backlog of an endpoint at its share", () => {
     await settleAll();
     const backlogged = await endpoint(receiver.url("/backlog"));
     const behind = await endpoint(receiver.url("/behind"));
-    // More than the claim's first look (the oldest 100 due) can see past.
+    // More than the claim's first look (the oldest 32 due, for a claim of up to 4) can see past.
     await test(backlogged, 150);
     await db.db
       .updateTable("webhook_deliveries")

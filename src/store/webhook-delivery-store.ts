@@ -73,7 +73,7 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       const inTimeOrder = await pickInTimeOrder(db, now, limit, perEndpoint);
       let ids = inTimeOrder.ids;
       // The window was all backlog of endpoints at their share: look behind it, per endpoint.
-      if (ids.length < limit && inTimeOrder.seen === WINDOW)
+      if (ids.length < limit && inTimeOrder.seen === windowFor(limit))
         ids = [...ids, ...(await pickPerEndpoint(db, now, limit - ids.length, perEndpoint, ids))];
       if (ids.length === 0) return [];
       const result = await sql<ClaimedRow>`
@@ -122,8 +122,8 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
   };
 }
 
-/** How many of the oldest due deliveries a claim looks at first. */
-const WINDOW = 100;
+/** How many of the oldest due deliveries a claim of `limit` looks at first. */
+const windowFor = (limit: number) => Math.max(32, 8 * limit);
 
 /** Attempts in flight per endpoint, over every process (leases not ended). */
 const inFlight = (now: Date) => sql`in_flight as (
@@ -133,7 +133,7 @@ const inFlight = (now: Date) => sql`in_flight as (
 )`;
 
 /**
- * The oldest due deliveries (the first WINDOW of the due index), at most `perEndpoint` in
+ * The oldest due deliveries (the first `windowFor(limit)` of the due index), at most `perEndpoint` in
  * flight per endpoint: cheap while the oldest due ones are spread over endpoints. `seen`:
  * how many were looked at.
  */
@@ -149,7 +149,7 @@ async function pickInTimeOrder(
       select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
       where d.status = 'pending' and d.next_attempt_at <= ${now}
       order by d.next_attempt_at
-      limit ${WINDOW}
+      limit ${windowFor(limit)}
     ),
     ranked as (
       select o.id, o.next_attempt_at, coalesce(f.n, 0) + row_number() over (
