@@ -224,6 +224,85 @@ describe("several workers on one database", () => {
   });
 });
 
+describe("the per-endpoint cap over several workers", () => {
+  it("holds over every worker on the database, not per worker", async () => {
+    const paths = ["/capped-a", "/capped-b"];
+    const ids = await Promise.all(paths.map((path) => endpoint(receiver.url(path))));
+    for (const path of paths) receiver.slow(path, 150);
+    for (const id of ids) await test(id, 24);
+    // Two workers of 8 slots each: 2 attempts per endpoint (a quarter of 8) over both, where a
+    // cap held per worker would allow 4. On PostgreSQL each has a pool of its own.
+    const others = onPostgres ? [await openDatabase(db.config)] : [];
+    const stores = [db.stores, others[0] ? createStores(others[0].db) : db.stores];
+    const workers = stores.map((s) =>
+      startWebhookDeliveries(s, {
+        timeoutMs: 5_000,
+        retrySchedule: [3600],
+        concurrency: 8,
+        pollMs: 20,
+        allowInsecure: true,
+      }),
+    );
+    try {
+      await eventually(
+        async () => {
+          const rows = (await Promise.all(ids.map(deliveriesOf))).flat();
+          return rows.every((r) => r.status === "succeeded");
+        },
+        "every delivery",
+        60_000,
+      );
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(others.map((o) => o.close()));
+    }
+    for (const path of paths) {
+      expect(receiver.at(path)).toHaveLength(24);
+      expect(new Set(receiver.at(path).map((r) => r.headers["webhook-id"])).size).toBe(24);
+      expect(receiver.peak(path)).toBe(2);
+    }
+  });
+});
+
+describe("a backlog of an endpoint at its share", () => {
+  const settleAll = () =>
+    db.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "failed", next_attempt_at: null })
+      .where("status", "=", "pending")
+      .execute();
+  const claim = (limit: number) =>
+    db.stores.transaction((tx) =>
+      tx.webhookDeliveries.claim(
+        new Date(Date.now() + 1_000),
+        limit,
+        new Date(Date.now() + 60_000),
+        2,
+      ),
+    );
+
+  it("does not hold up a later delivery of another endpoint", async () => {
+    await settleAll();
+    const backlogged = await endpoint(receiver.url("/backlog"));
+    const behind = await endpoint(receiver.url("/behind"));
+    // More than the claim's first look (the oldest 32 due, for a claim of up to 4) can see past.
+    await test(backlogged, 150);
+    await db.db
+      .updateTable("webhook_deliveries")
+      .set({ next_attempt_at: new Date(Date.now() - 3_600_000) })
+      .where("webhook_id", "=", backlogged)
+      .execute();
+    await test(behind);
+    try {
+      expect((await claim(2)).map((d) => d.webhookId)).toEqual([backlogged, backlogged]);
+      // The backlogged endpoint has its 2 in flight: the next claim finds the one behind.
+      expect((await claim(4)).map((d) => d.webhookId)).toEqual([behind]);
+    } finally {
+      await settleAll();
+    }
+  });
+});
+
 describe("read scope at every attempt", () => {
   it("sends a project nothing more about a coin it no longer owns", async () => {
     const webhookId = await endpoint("http://127.0.0.1:9/never", "chainlink-labs");
@@ -250,10 +329,8 @@ describe("read scope at every attempt", () => {
       .where("organization_id", "=", "chainlink-labs")
       .where("base_coin_id", "=", "chainlink")
       .execute();
-    const claimed = await db.stores.webhookDeliveries.claim(
-      new Date(Date.now() + 1_000),
-      100,
-      new Date(Date.now() + 60_000),
+    const claimed = await db.stores.transaction((tx) =>
+      tx.webhookDeliveries.claim(new Date(Date.now() + 1_000), 100, new Date(Date.now() + 60_000)),
     );
     expect(claimed.filter((d) => d.webhookId === webhookId)).toEqual([]);
     const [delivery] = await deliveriesOf(webhookId);

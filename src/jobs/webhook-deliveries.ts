@@ -4,6 +4,7 @@ import {
   type WebhookSender,
 } from "../adapters/webhook-http.js";
 import {
+  type AttemptOutcome,
   DISABLE_AFTER_FAILING_MS,
   nextAttemptAt,
   signWebhook,
@@ -25,79 +26,89 @@ export type WebhookJobOptions = TargetPolicy & {
   onError?: (error: unknown) => void;
 };
 
+/** An attempt made, waiting to be recorded. */
+type Finished = { delivery: ClaimedDelivery; outcome: AttemptOutcome; at: Date };
+
 const DEFAULT_POLL_MS = 1_000;
 /** An attempt's lease outlasts its timeout by this: a killed process's claim ends then. */
 const LEASE_MARGIN_MS = 5_000;
+/**
+ * Turns of the job are at least this far apart: attempts ending close together are recorded,
+ * and their slots refilled, in one transaction (one commit) instead of one each.
+ */
+const MIN_TURN_MS = 50;
 
 /**
  * The delivery job of `serve` (CONTRACT section 7): takes due deliveries from the database
  * (several processes share the queue; each attempt is made by one), makes at most
- * `concurrency` attempts at once, and records each outcome with its next attempt. No database
- * transaction is open while a receiver answers. `stop` waits for the attempts in flight.
+ * `concurrency` attempts at once, and at most a quarter of them (2 at least) to one endpoint
+ * over all processes. Its database work is done in turns, one short transaction each (the
+ * outcomes of the attempts that ended, then a claim for the free slots), so that it uses one
+ * connection of the pool at a time and never while a receiver answers. `stop` waits for the
+ * attempts in flight and records them.
  */
 export function startWebhookDeliveries(stores: Stores, options: WebhookJobOptions) {
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const sender = createWebhookSender(options);
+  const perEndpoint = Math.max(2, Math.ceil(options.concurrency / 4));
   const inFlight = new Set<Promise<void>>();
-  // A slow endpoint gets at most a quarter of the slots (2 at least): the others' go on.
-  const perEndpointCap = Math.max(2, Math.ceil(options.concurrency / 4));
-  const perEndpoint = new Map<string, number>();
+  const finished: Finished[] = [];
   let stopped = false;
-  let wake: () => void = () => {};
+  const { wake, wait } = waker(pollMs);
 
   const start = (delivery: ClaimedDelivery) => {
-    const endpoint = delivery.webhookId;
-    tally(perEndpoint, endpoint, 1);
-    const running: Promise<void> = attempt(stores, sender, options, delivery)
-      // Not recorded (the database is away): the lease ends and the attempt is made again.
-      .catch((error: unknown) => options.onError?.(error))
+    const running: Promise<void> = send(sender, delivery, now)
+      .then((result) => {
+        finished.push(result);
+      })
       .finally(() => {
-        tally(perEndpoint, endpoint, -1);
         inFlight.delete(running);
         wake();
       });
     inFlight.add(running);
   };
 
+  /** One turn: records what ended and, unless stopping, claims deliveries for the free slots. */
+  const turn = async (claim: boolean) => {
+    const free = claim ? options.concurrency - inFlight.size : 0;
+    const outcomes = finished.splice(0);
+    if (outcomes.length === 0 && free <= 0) return;
+    const at = now();
+    const leaseUntil = new Date(at.getTime() + options.timeoutMs + LEASE_MARGIN_MS);
+    try {
+      const claimed = await stores.transaction(async (tx) => {
+        await recordAll(tx, options, outcomes);
+        return free > 0 ? tx.webhookDeliveries.claim(at, free, leaseUntil, perEndpoint) : [];
+      });
+      for (const delivery of claimed) start(delivery);
+    } catch (error) {
+      // Kept for the next turn (the database is away); past their lease they are sent again.
+      finished.unshift(...outcomes);
+      options.onError?.(error);
+    }
+  };
+
   const loop = async () => {
     while (!stopped) {
-      const free = options.concurrency - inFlight.size;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
-        const at = now();
-        const leaseUntil = new Date(at.getTime() + options.timeoutMs + LEASE_MARGIN_MS);
-        const busy = [...perEndpoint].filter(([, n]) => n >= perEndpointCap).map(([id]) => id);
-        // One at a time, so that the per-endpoint cap holds within a claim too.
-        claimed = await stores.webhookDeliveries
-          .claim(at, 1, leaseUntil, busy)
-          .catch((error: unknown) => {
-            options.onError?.(error);
-            return [];
-          });
-        for (const delivery of claimed) start(delivery);
-      }
-      // One taken: more may be due at once; else wait for a free slot or the next poll.
-      if (claimed.length > 0) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const began = Date.now();
+      await turn(true);
+      await wait();
+      const early = MIN_TURN_MS - (Date.now() - began);
+      if (early > 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, early));
     }
   };
 
   const running = loop();
   return {
     /** Looks at the queue now (something was just queued). */
-    wake: () => wake(),
+    wake,
     async stop() {
       stopped = true;
       wake();
       await running;
       await Promise.all([...inFlight]);
+      await turn(false);
       await sender.close();
     },
   };
@@ -105,20 +116,39 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
 
 export type WebhookJob = ReturnType<typeof startWebhookDeliveries>;
 
-function tally(counts: Map<string, number>, key: string, delta: number): void {
-  const n = (counts.get(key) ?? 0) + delta;
-  if (n === 0) counts.delete(key);
-  else counts.set(key, n);
+/**
+ * `wait` ends after `pollMs` or at a `wake`; a wake that came while nobody waited ends the
+ * next wait at once (an attempt that ended during a turn is not left for the next poll).
+ */
+function waker(pollMs: number) {
+  let woken = false;
+  let endWait: () => void = () => {};
+  return {
+    wake() {
+      woken = true;
+      endWait();
+    },
+    async wait() {
+      if (!woken)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          endWait = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      woken = false;
+      endWait = () => {};
+    },
+  };
 }
 
-/** One attempt: signed, sent, recorded with its next attempt (or its end). */
-async function attempt(
-  stores: Stores,
+/** One attempt, signed and sent (never throws: a failure is its outcome). */
+async function send(
   sender: WebhookSender,
-  options: WebhookJobOptions,
   delivery: ClaimedDelivery,
-): Promise<void> {
-  const now = options.now ?? (() => new Date());
+  now: () => Date,
+): Promise<Finished> {
   const timestamp = Math.floor(now().getTime() / 1000);
   const body = webhookBody(delivery.type, delivery.occurredAt, delivery.dataJson);
   const outcome = await sender.send(
@@ -130,20 +160,34 @@ async function attempt(
     },
     body,
   );
-  const at = now();
-  const ok = succeeded(outcome);
-  const recorded = await stores.webhookDeliveries.record({
-    id: delivery.id,
-    attemptsBefore: delivery.attempts,
-    at,
-    ...outcome,
-    succeeded: ok,
-    nextAttemptAt: ok ? null : nextAttemptAt(options.retrySchedule, delivery.attempts + 1, at),
-    disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
-  });
-  if (recorded?.disabled)
-    await stores.webhooks.failPending(
-      recorded.webhookId,
-      "not sent: the webhook was disabled after failing for 5 days",
-    );
+  return { delivery, outcome, at: now() };
+}
+
+/**
+ * Records attempts with their next attempt (or their end), in endpoint order (two processes
+ * recording in one order cannot deadlock on the endpoints' rows), and fails the pending
+ * deliveries of an endpoint an attempt disabled.
+ */
+async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: Finished[]) {
+  const ordered = [...attempts].sort(
+    (a, b) =>
+      a.delivery.webhookId.localeCompare(b.delivery.webhookId) || a.at.getTime() - b.at.getTime(),
+  );
+  for (const { delivery, outcome, at } of ordered) {
+    const ok = succeeded(outcome);
+    const recorded = await stores.webhookDeliveries.record({
+      id: delivery.id,
+      attemptsBefore: delivery.attempts,
+      at,
+      ...outcome,
+      succeeded: ok,
+      nextAttemptAt: ok ? null : nextAttemptAt(options.retrySchedule, delivery.attempts + 1, at),
+      disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
+    });
+    if (recorded?.disabled)
+      await stores.webhooks.failPending(
+        recorded.webhookId,
+        "not sent: the webhook was disabled after failing for 5 days",
+      );
+  }
 }

@@ -32,67 +32,62 @@ export type AttemptRecord = {
   disableIfFailingSince: Date;
 };
 
+type ClaimedRow = {
+  id: string;
+  webhook_id: string;
+  attempts: number;
+  url: string;
+  secret: string;
+  type: string;
+  occurred_at: Date;
+  data: string;
+};
+
 const OUT_OF_SCOPE = "not sent: the endpoint's organization may no longer read this event";
+
+/** Claims of every process are made one at a time (pg_try_advisory_xact_lock). */
+const CLAIM_LOCK_ID = 727_016;
 
 /** The durable queue of deliveries (CONTRACT section 7): claim due ones, record attempts. */
 export function createWebhookDeliveryStore(db: Kysely<Tables>) {
   return {
     /**
      * Takes up to `limit` due deliveries of enabled endpoints, oldest due first, for one
-     * attempt each: one statement (its own short transaction) moves them out of reach of
-     * every other process until `leaseUntil`. SKIP LOCKED: two processes never take one row.
-     * `busy`: endpoints left out (the caller has as many attempts to them in flight as it allows).
+     * attempt each, moving them out of reach of every process until `leaseUntil`; an endpoint
+     * gets at most `perEndpoint` attempts in flight, counted over every process (the
+     * deliveries whose lease has not ended). Run inside a transaction: claims of all processes
+     * take turns on an advisory lock, so that each counts the others' committed claims; none
+     * (another process is claiming): nothing is taken now. SKIP LOCKED, and the re-check of
+     * the due time on the locked row: two processes never take one delivery.
      */
     async claim(
       now: Date,
       limit: number,
       leaseUntil: Date,
-      busy: readonly string[] = [],
+      perEndpoint = limit,
     ): Promise<ClaimedDelivery[]> {
-      const result = await sql<{
-        id: string;
-        webhook_id: string;
-        attempts: number;
-        url: string;
-        secret: string;
-        type: string;
-        occurred_at: Date;
-        data: string;
-      }>`
+      if (!db.isTransaction) throw new Error("claim runs inside a transaction");
+      const lock = await sql<{ locked: boolean }>`
+        select pg_try_advisory_xact_lock(${CLAIM_LOCK_ID}) as locked`.execute(db);
+      if (lock.rows[0]?.locked !== true) return [];
+      const inTimeOrder = await pickInTimeOrder(db, now, limit, perEndpoint);
+      let ids = inTimeOrder.ids;
+      // The window was all backlog of endpoints at their share: look behind it, per endpoint.
+      if (ids.length < limit && inTimeOrder.seen === windowFor(limit))
+        ids = [...ids, ...(await pickPerEndpoint(db, now, limit - ids.length, perEndpoint, ids))];
+      if (ids.length === 0) return [];
+      const result = await sql<ClaimedRow>`
         with due as (
           select d.id, ${endpointHears} as in_scope from webhook_deliveries d
           join webhooks w on w.id = d.webhook_id and not w.disabled
           join webhook_events e on e.id = d.event_id
           join organizations o on o.id = w.organization_id
-          where d.status = 'pending' and d.next_attempt_at <= ${now}
-            and d.webhook_id <> all(${textArrayLiteral([...busy])}::uuid[])
-          order by d.next_attempt_at
-          limit ${limit}
+          where d.id = any(${textArrayLiteral(ids)}::uuid[])
+            and d.status = 'pending' and d.next_attempt_at <= ${now}
           for update of d skip locked
         ),
-        -- A delivery whose endpoint may no longer hear of its event fails instead of being sent.
-        taken as (
-          update webhook_deliveries d
-          set next_attempt_at = case when due.in_scope then ${leaseUntil}::timestamptz end,
-            claimed_until = case when due.in_scope then ${leaseUntil}::timestamptz end,
-            status = case when due.in_scope then 'pending' else 'failed' end,
-            last_error = case when due.in_scope then d.last_error else ${OUT_OF_SCOPE} end
-          from due, webhooks w, webhook_events e
-          where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id and not w.disabled
-          returning d.id, d.webhook_id, d.attempts, w.url, w.secret, e.type, e.occurred_at,
-            e.data::text as data, due.in_scope
-        )
-        select * from taken where in_scope`.execute(db);
-      return result.rows.map((r) => ({
-        id: r.id,
-        webhookId: r.webhook_id,
-        attempts: r.attempts,
-        url: r.url,
-        secret: r.secret,
-        type: r.type,
-        occurredAt: new Date(r.occurred_at),
-        dataJson: r.data,
-      }));
+        ${take(leaseUntil)}`.execute(db);
+      return result.rows.map(claimedDelivery);
     },
 
     /**
@@ -124,6 +119,112 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       const row = result.rows[0];
       return row === undefined ? null : { webhookId: row.id, disabled: row.disabled };
     },
+  };
+}
+
+/** How many of the oldest due deliveries a claim of `limit` looks at first. */
+const windowFor = (limit: number) => Math.max(32, 8 * limit);
+
+/** Attempts in flight per endpoint, over every process (leases not ended). */
+const inFlight = (now: Date) => sql`in_flight as (
+  select webhook_id, count(*)::int as n from webhook_deliveries
+  where claimed_until is not null and claimed_until > ${now}
+  group by webhook_id
+)`;
+
+/**
+ * The oldest due deliveries (the first `windowFor(limit)` of the due index), at most `perEndpoint` in
+ * flight per endpoint: cheap while the oldest due ones are spread over endpoints. `seen`:
+ * how many were looked at.
+ */
+async function pickInTimeOrder(
+  db: Kysely<Tables>,
+  now: Date,
+  limit: number,
+  perEndpoint: number,
+): Promise<{ ids: string[]; seen: number }> {
+  const result = await sql<{ ids: string[] | null; seen: number }>`
+    with ${inFlight(now)},
+    oldest as (
+      select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= ${now}
+      order by d.next_attempt_at
+      limit ${windowFor(limit)}
+    ),
+    ranked as (
+      select o.id, o.next_attempt_at, coalesce(f.n, 0) + row_number() over (
+        partition by o.webhook_id order by o.next_attempt_at, o.id) as nth
+      from oldest o left join in_flight f on f.webhook_id = o.webhook_id
+    ),
+    picked as (
+      select id from ranked where nth <= ${perEndpoint} order by next_attempt_at limit ${limit}
+    )
+    select (select array_agg(id::text) from picked) as ids,
+      (select count(*)::int from oldest) as seen`.execute(db);
+  const row = result.rows[0];
+  return { ids: row?.ids ?? [], seen: row?.seen ?? 0 };
+}
+
+/**
+ * The oldest due deliveries of each endpoint that has room, through the per-endpoint index:
+ * for a backlog of endpoints at their share, which a walk in time order would read whole.
+ */
+async function pickPerEndpoint(
+  db: Kysely<Tables>,
+  now: Date,
+  limit: number,
+  perEndpoint: number,
+  picked: readonly string[],
+): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    with ${inFlight(now)},
+    open as (
+      select w.id, ${perEndpoint}::int - coalesce(f.n, 0) - (select count(*)::int
+          from webhook_deliveries p where p.id = any(${textArrayLiteral(picked)}::uuid[])
+            and p.webhook_id = w.id) as share
+      from webhooks w left join in_flight f on f.webhook_id = w.id
+      where not w.disabled
+    )
+    select c.id from open cross join lateral (
+      select d.id, d.next_attempt_at from webhook_deliveries d
+      where d.webhook_id = open.id and d.status = 'pending' and d.next_attempt_at <= ${now}
+        and d.id <> all(${textArrayLiteral(picked)}::uuid[])
+      order by d.next_attempt_at
+      limit greatest(open.share, 0)
+    ) c
+    order by c.next_attempt_at
+    limit ${limit}`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+/**
+ * The claim's last step, over `due` (locked deliveries and whether their endpoint may still
+ * hear of the event): a delivery whose endpoint may no longer hear of its event fails instead
+ * of being sent; the others are leased until their next due time.
+ */
+const take = (leaseUntil: Date) => sql`taken as (
+  update webhook_deliveries d
+  set next_attempt_at = case when due.in_scope then ${leaseUntil}::timestamptz end,
+    claimed_until = case when due.in_scope then ${leaseUntil}::timestamptz end,
+    status = case when due.in_scope then 'pending' else 'failed' end,
+    last_error = case when due.in_scope then d.last_error else ${OUT_OF_SCOPE} end
+  from due, webhooks w, webhook_events e
+  where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id and not w.disabled
+  returning d.id, d.webhook_id, d.attempts, w.url, w.secret, e.type, e.occurred_at,
+    e.data::text as data, due.in_scope
+)
+select * from taken where in_scope`;
+
+function claimedDelivery(r: ClaimedRow): ClaimedDelivery {
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    attempts: r.attempts,
+    url: r.url,
+    secret: r.secret,
+    type: r.type,
+    occurredAt: new Date(r.occurred_at),
+    dataJson: r.data,
   };
 }
 

@@ -10,24 +10,37 @@ export type Received = {
 
 /**
  * A webhook receiver on a loopback port: records every request by path, and answers each
- * path with the statuses queued for it (then 200). `hang` paths never answer.
+ * path with the statuses queued for it (then 200). `hang` paths never answer; `slow` paths
+ * answer after a delay. `peak` is the most requests a path had open at once.
  */
 export async function startReceiver() {
   const received: Received[] = [];
   const answers = new Map<string, number[]>();
   const hanging = new Set<string>();
+  const delays = new Map<string, number>();
+  const open = new Map<string, number>();
+  const peaks = new Map<string, number>();
   const server: Server = createServer((request, response) => {
+    const path = request.url ?? "/";
+    const now = (open.get(path) ?? 0) + 1;
+    open.set(path, now);
+    peaks.set(path, Math.max(peaks.get(path) ?? 0, now));
+    response.on("close", () => open.set(path, (open.get(path) ?? 1) - 1));
     let body = "";
     request.on("data", (chunk: Buffer) => {
       body += chunk.toString();
     });
     request.on("end", () => {
-      const path = request.url ?? "/";
       received.push({ path, headers: request.headers, body });
       if (hanging.has(path)) return;
       const status = answers.get(path)?.shift() ?? 200;
-      response.writeHead(status, status === 302 ? { location: "http://127.0.0.1:9/" } : {});
-      response.end(status >= 300 ? `nope ${"x".repeat(1000)}` : "ok");
+      const answer = () => {
+        response.writeHead(status, status === 302 ? { location: "http://127.0.0.1:9/" } : {});
+        response.end(status >= 300 ? `nope ${"x".repeat(1000)}` : "ok");
+      };
+      const delay = delays.get(path);
+      if (delay === undefined) answer();
+      else setTimeout(answer, delay);
     });
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -40,6 +53,10 @@ export async function startReceiver() {
     /** The next answers of `path` (then 200). */
     answer: (path: string, ...statuses: number[]) => answers.set(path, statuses),
     hang: (path: string, on = true) => (on ? hanging.add(path) : hanging.delete(path)),
+    /** Answers `path` after `ms`. */
+    slow: (path: string, ms: number) => delays.set(path, ms),
+    /** The most requests `path` had open at once. */
+    peak: (path: string) => peaks.get(path) ?? 0,
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
