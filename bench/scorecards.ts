@@ -45,7 +45,8 @@ export function scorecardRange(now = new Date()) {
  * Obligations and reports of the 20 market makers, in SQL. The reports are inserted day by
  * day (each maker's 20 markets of a day together, as one daily batch arrives), with a mix:
  * about 5 % of market-days missing, 8 % late (first accepted at 14:00 the next day instead
- * of 08:00), 6 % v1 reports (no v2-only metric), 10 % below a depth KPI, 10 % ineligible.
+ * of 08:00), 6 % v1 reports (no v2-only metric), 10 % below a depth KPI, 10 % ineligible;
+ * and a public depth for every market-day (the depth shares' denominators).
  */
 export async function scorecardDataset(db: Kysely<Tables>, log: (s: string) => void) {
   const started = performance.now();
@@ -105,6 +106,18 @@ export async function scorecardDataset(db: Kysely<Tables>, log: (s: string) => v
     where not missing
     order by day, m, k
     on conflict do nothing`.execute(db);
+  // Public depth on every market-day, so that medianDepthShare200 is computed, not skipped.
+  await sql`
+    insert into public_depth_days (exchange_id, base_coin_id, instrument_type, quote_symbol,
+      day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd)
+    select 'exchange-' || lpad(k::text, 2, '0'), ${SCORECARD_COIN}, 'spot', q.symbol, d::date,
+      q.coin, d + interval '1 day', 80000 + abs(hashtext(d::text || k || q.symbol)) % 40000,
+      80000 + abs(hashtext(q.symbol || k || d::text)) % 40000
+    from generate_series(${first}::date, ${last}::date, interval '1 day') d,
+      generate_series(0, ${EXCHANGES_PER_MAKER - 1}) k,
+      (values ('USDT', 'tether'), ('USD', null)) q(symbol, coin)
+    on conflict do nothing`.execute(db);
+  await sql`analyze public_depth_days`.execute(db);
   await sql`vacuum analyze reports`.execute(db);
   await sql`analyze obligations`.execute(db);
   await sql`analyze obligation_markets`.execute(db);

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadFixture } from "../src/services/fixtures.js";
 import { SCORECARD_KEYS as KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
@@ -18,7 +19,10 @@ const snapshot = (date: string, figures: object) => ({
 });
 
 /** The operator's scorecard of binance chainlink/tether spot, by organization. */
-async function allMet(organizationId: string) {
+const allMet = (organizationId: string) => scorecardOf(organizationId, "binance", "tether");
+
+/** The operator's scorecard of one chainlink spot market of an organization. */
+async function scorecardOf(organizationId: string, exchangeId: string, quote: string) {
   const response = await w.t.request({
     method: "GET",
     url: `/api/v1/scorecards?dateGte=2025-03-01&dateLte=2025-03-05&organizationId=${organizationId}&baseCoinId=chainlink`,
@@ -29,7 +33,7 @@ async function allMet(organizationId: string) {
     .json()
     .items.find(
       (i: { exchangeId: string; quote: string }) =>
-        i.exchangeId === "binance" && i.quote === "tether",
+        i.exchangeId === exchangeId && i.quote === quote,
     );
 }
 
@@ -63,5 +67,41 @@ describe("scorecards: daysFlagged and medianDepthShare200", () => {
         medianDepthShare200: { bid: 0.75, ask: 0.75 },
       });
     }
+  });
+});
+
+describe("medianDepthShare200: which public depth a report is compared with", () => {
+  /** A chainlink spot public depth, written as the market data sync keeps it. */
+  const publicDepth = (
+    exchangeId: string,
+    [quoteSymbol, quoteCoinId]: [string, string | null],
+    day: string,
+    [down, up]: [number, number],
+  ) => sql`insert into public_depth_days (exchange_id, base_coin_id, instrument_type,
+      quote_symbol, day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd)
+    values (${exchangeId}, 'chainlink', 'spot', ${quoteSymbol}, ${day}, ${quoteCoinId},
+      ${`${day}T12:00:00Z`}, ${up}, ${down})`;
+
+  it("takes a report without a quote coin by quote symbol, one with a quote coin by its first symbol", async () => {
+    const db = w.t.database.db;
+    // kraken chainlink/USD (quote symbol only): bid 6000 and 4000, ask 6100 on days 1 and 2.
+    await publicDepth("kraken", ["USD", null], "2025-03-01", [12000, 6100]).execute(db);
+    await publicDepth("kraken", ["USD", null], "2025-03-02", [4000, 3050]).execute(db);
+    // A coin whose id is the report's quote symbol: not the report's market.
+    await publicDepth("kraken", ["ZUSD", "USD"], "2025-03-03", [1, 1]).execute(db);
+    // binance chainlink/usd-coin: two symbols of that coin on day 1, the first one counts.
+    await publicDepth("binance", ["USDC", "usd-coin"], "2025-03-01", [12000, 6100]).execute(db);
+    await publicDepth("binance", ["AUSDC", "usd-coin"], "2025-03-01", [3000, 3050]).execute(db);
+    await publicDepth("binance", ["USDC", "usd-coin"], "2025-03-02", [6000, 12200]).execute(db);
+    // bid: 0.5, 1 -> 0.75; ask: 1, 2 -> 1.5.
+    expect((await scorecardOf("acme", "kraken", "USD")).medianDepthShare200).toEqual({
+      bid: 0.75,
+      ask: 1.5,
+    });
+    // bid: 2 (AUSDC), 1 -> 1.5; ask: 2, 0.5 -> 1.25.
+    expect((await scorecardOf("acme", "binance", "usd-coin")).medianDepthShare200).toEqual({
+      bid: 1.5,
+      ask: 1.25,
+    });
   });
 });

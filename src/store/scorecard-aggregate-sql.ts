@@ -1,6 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
 import { KPI_NAMES, type KpiName } from "../domain/obligation.js";
-import { publicDepthOf } from "./quality-sql.js";
 import {
   deadlineSql,
   foundCte,
@@ -17,7 +16,19 @@ export function kpisOfMask(mask: number): { kpi: KpiName; i: number }[] {
   return KPI_NAMES.map((kpi, i) => ({ kpi, i })).filter(({ i }) => (mask & kpiBit(i)) !== 0);
 }
 
-/** Per obligation market of a period (`pm`): its due reports counted by outcome. */
+/**
+ * A report's reported ±2 % depth ÷ public depth on one side (bid against the cost to move the
+ * price 2 % down, ask against 2 % up), of the period market's reports with a public depth on
+ * their day, as an array: the medians are taken per obligation market in `depth_shares`. A
+ * public depth of 0 gives no share.
+ */
+const shares = (reported: string, side: string) =>
+  `array_agg(r.${reported} / d.${side}) filter (where d.${side} > 0)`;
+
+/**
+ * Per obligation market of a period (`pm`): its due reports counted by outcome, and their
+ * depth shares (see `shares`).
+ */
 function countsByPeriodMarket(f: ScorecardFilter, kpis: { kpi: KpiName; i: number }[]) {
   const failed = kpis.map(({ kpi }) => kpiFailed(kpi));
   const anyFailed = failed.length === 0 ? "false" : failed.join(" or ");
@@ -28,8 +39,13 @@ function countsByPeriodMarket(f: ScorecardFilter, kpis: { kpi: KpiName; i: numbe
       count(*) filter (where r.eligibility_status = 'eligible') as eligible,
       count(*) filter (where r.quality_flags <> 0) as flagged,
       count(*) filter (where not (${sql.raw(anyFailed)})) as met
-      ${sql.raw(missed.map((m) => `, ${m}`).join(""))}
+      ${sql.raw(missed.map((m) => `, ${m}`).join(""))},
+      ${sql.raw(shares("bid_depth_200", "cost_to_move_down_usd"))} as bid_shares,
+      ${sql.raw(shares("ask_depth_200", "cost_to_move_up_usd"))} as ask_shares
     from found r join periods p on ${REPORT_MATCHES_PERIOD}
+    left join public_depth d on d.exchange_id = r.exchange_id and d.base_coin_id = r.base_coin_id
+      and d.quote_key = r.quote_key and d.instrument_type = r.instrument_type
+      and d.day = r.date and d.by_coin = (r.quote_coin_id is not null)
     group by p.pm
   )`;
 }
@@ -37,26 +53,50 @@ function countsByPeriodMarket(f: ScorecardFilter, kpis: { kpi: KpiName; i: numbe
 const P_MARKET = "p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type";
 
 /**
- * Per obligation market: the median, over its due reported days that have a public depth
- * snapshot, of reported ±2 % depth ÷ public depth, per side (bid against the cost to move the
- * price 2 % down, ask against 2 % up). A public depth of 0 gives no share.
+ * `public_depth`: the public depth of each obligation market in scope on each day of its
+ * periods, keyed as a report finds it (as `publicDepthOf` in quality-sql.ts does): the
+ * `by_coin` rows by quote coin id, for reports that name one (that coin's first quote symbol),
+ * the others by quote symbol. Two index range scans per market, hash-joined to the reports by
+ * market and day in `by_pm`: one index probe per report doubled the scorecard's time.
  */
-function depthShares() {
-  const median = (reported: string, side: string) =>
-    `percentile_cont(0.5) within group (order by r.${reported} / d.${side})
-      filter (where d.${side} > 0)`;
-  return sql`depth_shares as (
-    select ${sql.raw(P_MARKET)},
-      ${sql.raw(median("bid_depth_200", "cost_to_move_down_usd"))} as bid_share,
-      ${sql.raw(median("ask_depth_200", "cost_to_move_up_usd"))} as ask_share
-    from found r join periods p on ${REPORT_MATCHES_PERIOD}
-    join lateral (
-      select d.cost_to_move_up_usd, d.cost_to_move_down_usd from public_depth_days d
-      where ${sql.raw(publicDepthOf("r"))} order by d.quote_symbol limit 1
-    ) d on true
-    group by ${sql.raw(P_MARKET)}
+function publicDepthCte() {
+  const sameMarket = `d.exchange_id = m.exchange_id and d.base_coin_id = m.base_coin_id
+      and d.instrument_type = m.instrument_type and d.day between m.first_day and m.last_day`;
+  return sql`markets as (
+    select exchange_id, base_coin_id, quote_key, instrument_type,
+      min(first_day) as first_day, max(last_day) as last_day
+    from periods group by exchange_id, base_coin_id, quote_key, instrument_type
+  ),
+  public_depth as materialized (
+    select m.exchange_id, m.base_coin_id, m.quote_key, m.instrument_type, d.*
+    from markets m cross join lateral (
+      (select distinct on (d.day) d.day, true as by_coin, d.cost_to_move_up_usd,
+        d.cost_to_move_down_usd
+      from public_depth_days d where ${sql.raw(sameMarket)} and d.quote_coin_id = m.quote_key
+      order by d.day, d.quote_symbol)
+      union all
+      select d.day, false, d.cost_to_move_up_usd, d.cost_to_move_down_usd
+      from public_depth_days d where ${sql.raw(sameMarket)} and d.quote_symbol = m.quote_key
+    ) d
   )`;
 }
+
+/**
+ * Per obligation market: the median, over its due reported days that have a public depth, of
+ * each side's depth share (collected per period market in `by_pm`, so that the reports are
+ * read and joined once). The period markets are put in order before their shares are
+ * unnested: each market's shares are then sorted on their own, never all of them together.
+ */
+const DEPTH_SHARES = sql`depth_shares as (
+    select ${MARKET_ORDER},
+      percentile_cont(0.5) within group (order by s.bid) as bid_share,
+      percentile_cont(0.5) within group (order by s.ask) as ask_share
+    from (
+      select ${sql.raw(P_MARKET)}, b.bid_shares, b.ask_shares
+      from periods p join by_pm b using (pm) order by ${MARKET_ORDER}
+    ) p cross join lateral unnest(p.bid_shares, p.ask_shares) s(bid, ask)
+    group by ${MARKET_ORDER}
+  )`;
 
 /**
  * One row per obligation market of the range: days due, reported, late, eligible, met and
@@ -68,7 +108,9 @@ function depthShares() {
  * - only the reports of due days are read (index range scans), each matched to its period
  *   and counted per obligation market with a few plain comparisons (no per-row time zone
  *   conversion, no expression for a KPI nobody set);
- * - a KPI's met days are the period's reported days less its missed ones.
+ * - a KPI's met days are the period's reported days less its missed ones;
+ * - the public depth is read once per market (`public_depth`) and hash-joined to the reports
+ *   in the same pass (`by_pm`, `depth_shares`).
  * The day-by-day query (scorecard-days-sql.ts) judges the same days one by one; the tests
  * hold both to the domain's rules.
  */
@@ -86,6 +128,7 @@ export function marketScorecards(
   );
   return sql`with ${periodsCte(f)},
   ${foundCte(f.dateGte, to)},
+  ${publicDepthCte()},
   ${countsByPeriodMarket(f, kpis)},
   per_market as (
     select p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type,
@@ -97,7 +140,7 @@ export function marketScorecards(
     from periods p left join by_pm b using (pm)
     group by ${MARKET_ORDER}
   ),
-  ${depthShares()}
+  ${DEPTH_SHARES}
   select m.*, org.name as organization_name, s.bid_share, s.ask_share
   from per_market m join organizations org on org.id = m.organization_id
   left join depth_shares s using (${MARKET_ORDER})

@@ -98,9 +98,10 @@ function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
  *   to trigger it, and compiling the KPI expressions cost 13 s for a query that runs in a
  *   fraction of a second;
  * - work_mem 64 MB, so that a year of reports is hashed in memory;
- * - for the aggregate, sorting discouraged: the planner cannot estimate how many reports the
- *   range scans return (it guesses one) and would sort a year of them to group them, which
- *   hashing does in two thirds of the time (measured on 146,400 reports).
+ * - for the aggregate, sorting and nested loops discouraged: the planner cannot estimate how
+ *   many reports the range scans return (it guesses one) and would sort a year of them to
+ *   group them, which hashing does in two thirds of the time (measured on 146,400 reports),
+ *   or look up each one's public depth in a loop over the market-days (146,400 x 7,320).
  */
 function scoring<T>(
   db: Kysely<Tables>,
@@ -109,7 +110,8 @@ function scoring<T>(
 ): Promise<T> {
   const run = async (trx: Kysely<Tables>) => {
     await sql`select set_config('jit', 'off', true), set_config('work_mem', '64MB', true),
-      set_config('enable_sort', ${options.hashAggregate ? "off" : "on"}, true)`.execute(trx);
+      set_config('enable_sort', ${options.hashAggregate ? "off" : "on"}, true),
+      set_config('enable_nestloop', ${options.hashAggregate ? "off" : "on"}, true)`.execute(trx);
     return work(trx);
   };
   // Repeatable read: the KPI mask and the counts come from one snapshot.
