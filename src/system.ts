@@ -9,7 +9,8 @@ import { createServices } from "./services/index.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
-import { createStores } from "./store/stores.js";
+import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
+import { createStores, type Stores } from "./store/stores.js";
 
 /**
  * The composition root: the whole system, wired once. `serve` and every CLI command build
@@ -37,10 +38,12 @@ export async function createSystem(
     options.database === undefined
       ? await openMigrated(config)
       : { database: options.database, applied: [] as string[] };
-  const stores = createStores(database.db, {
+  const storeOptions = {
     parallelism: parallelismOf(config),
     publicDepthTolerance: config.publicDepthTolerance,
-  });
+  };
+  const stores = createStores(database.db, storeOptions);
+  const reads = readRoutingOf(config, database, stores, storeOptions);
   const now = options.now ?? (() => new Date());
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,
@@ -48,6 +51,7 @@ export async function createSystem(
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
     dashboardSessions: config.dashboardSessions,
+    reads,
   });
   const admin = createAdminServices(stores, {
     now,
@@ -79,8 +83,47 @@ export async function createSystem(
 
 export type System = Awaited<ReturnType<typeof createSystem>>;
 
+/** Reads on DATABASE_READ_URL's replica when there is one (README "Read replica"). */
+function readRoutingOf(
+  config: Config,
+  database: Database,
+  stores: Stores,
+  storeOptions: Parameters<typeof createStores>[1],
+): ReadRouting {
+  const replica = config.database.kind === "postgres" ? config.database.readReplica : undefined;
+  if (database.replica === undefined || replica === undefined) return primaryOnly(stores);
+  return createReadRouter({
+    primary: database.db,
+    replica: database.replica,
+    primaryStores: stores,
+    replicaStores: createStores(database.replica, storeOptions),
+    maxLagMs: replica.maxLagMs,
+  });
+}
+
+/**
+ * Applies pending migrations over DATABASE_MIGRATION_URL when set: a direct connection, not
+ * the pooler DATABASE_URL may point at.
+ */
+async function migrateDirectly(url: string, config: Config): Promise<string[]> {
+  if (config.database.kind !== "postgres") return [];
+  const direct = await openDatabase({
+    ...config.database,
+    url,
+    poolSize: 1,
+    readReplica: undefined,
+  });
+  try {
+    return await migrate(direct.db);
+  } finally {
+    await direct.close();
+  }
+}
+
 /** Opens the configured database and applies pending migrations. */
 async function openMigrated(config: Config): Promise<{ database: Database; applied: string[] }> {
+  const migrationUrl = config.database.kind === "postgres" ? config.database.migrationUrl : "";
+  const appliedDirectly = migrationUrl ? await migrateDirectly(migrationUrl, config) : undefined;
   const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
   const database = await openDatabase(config.database).catch((error: unknown) => {
     if (dataDir === undefined) throw error;
@@ -90,7 +133,7 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     );
   });
   try {
-    return { database, applied: await migrate(database.db) };
+    return { database, applied: appliedDirectly ?? (await migrate(database.db)) };
   } catch (error) {
     await database.close();
     throw error;

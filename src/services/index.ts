@@ -5,6 +5,7 @@ import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
 import type { ScorecardQuery } from "../schemas/scorecards.js";
+import { primaryOnly, type ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
@@ -30,20 +31,25 @@ export type ServiceOptions = {
   webhooks?: WebhookOptions;
   /** Dashboard session expiry; default DEFAULT_SESSION_LIMITS. */
   dashboardSessions?: SessionLimits;
+  /** Where listing, export, scorecard, report card and dashboard reads go; default: `stores`. */
+  reads?: ReadRouting;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, listing, scopedListing } = stores;
+  const { organizations } = stores;
+  const reads = options.reads ?? primaryOnly(stores);
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticator = createAuthenticator({ organizations, now });
-  const scoring = {
-    scorecards: stores.scorecards,
+  const deadlineUtc = options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC;
+  const scoringOf = (readers: Stores) => ({ scorecards: readers.scorecards, now, deadlineUtc });
+  const listingOf = (readers: Stores) => ({
+    listing: readers.listing,
+    scopedListing: readers.scopedListing,
+    organizations: readers.organizations,
     now,
-    deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
-  };
-  const listingContext = { listing, scopedListing, organizations, now };
+  });
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
@@ -51,16 +57,16 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    ...guarded(
-      createSubmissionServices({ stores, referenceData, now, deadlineUtc: scoring.deadlineUtc }),
-    ),
+    ...guarded(createSubmissionServices({ stores, referenceData, now, deadlineUtc, reads })),
     /** The listing response as JSON text (see listReportsJson). */
     listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson(listingContext, caller, query),
+      reads.read(caller.readAfter, (readers) => listReportsJson(listingOf(readers), caller, query)),
     ),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
-    exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports(listingContext, caller, query),
+    exportReports: async function* (caller: Caller, query: ListQuery) {
+      const readers = await reads.storesFor(caller.readAfter);
+      yield* exportReports(listingOf(readers), caller, query);
+    },
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -73,10 +79,14 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     /** Scorecards of the obligation markets in the caller's read scope. */
     getScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      getScorecards(scoring, readScope(caller), query),
+      reads.read(caller.readAfter, (readers) =>
+        getScorecards(scoringOf(readers), readScope(caller), query),
+      ),
     ),
     getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      getDailyScorecards(scoring, readScope(caller), query),
+      reads.read(caller.readAfter, (readers) =>
+        getDailyScorecards(scoringOf(readers), readScope(caller), query),
+      ),
     ),
     /** Webhook subscriptions of the caller's organization (CONTRACT section 7). */
     webhooks: guarded(
@@ -84,19 +94,44 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     ),
     /** A day's obligation markets and report eligibility (the dashboard's overview). */
     dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
-      dayOverview({ scoring, listing: listingContext }, caller, date),
+      reads.read(caller.readAfter, (readers) =>
+        dayOverview({ scoring: scoringOf(readers), listing: listingOf(readers) }, caller, date),
+      ),
     ),
     /** What the dashboard's market, calendar and coin pages show (issue 14). */
-    dashboardPages: guarded(createDashboardPages({ ...stores, ...scoring, referenceData })),
+    dashboardPages: guarded(
+      readingFor(reads, (readers) =>
+        createDashboardPages({ ...readers, ...scoringOf(readers), referenceData }),
+      ),
+    ),
     /** The operator's views of the platform (organizations, engagements, keys, market data). */
     operator: guarded(createOperatorViews({ ...stores, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
+    /** The read replica's state for `/readyz` (undefined without DATABASE_READ_URL). */
+    readReplica: () => reads.replica(),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
   };
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+type CallerFunctions = Record<string, (caller: Caller, ...rest: never[]) => Promise<unknown>>;
+
+/** Functions of a caller built per call over the stores that caller's reads may use. */
+function readingFor<T extends CallerFunctions>(reads: ReadRouting, build: (s: Stores) => T): T {
+  const names = Object.keys(build({} as Stores));
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      (caller: Caller, ...rest: never[]) =>
+        reads.read(caller.readAfter, (readers) => {
+          const page = build(readers)[name] as T[string];
+          return page(caller, ...rest);
+        }),
+    ]),
+  ) as T;
+}
 
 /** Every function of `functions`, unavailable when the database is. */
 function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>>>(

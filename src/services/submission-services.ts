@@ -1,6 +1,7 @@
 import type { Caller } from "../domain/caller.js";
 import type { ReportCardQuery } from "../schemas/report-card.js";
 import type { SubmissionsQuery } from "../schemas/submissions.js";
+import type { ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import type { ReferenceDataCache } from "./reference-data.js";
@@ -23,32 +24,47 @@ export function createSubmissionServices(context: {
   referenceData: ReferenceDataCache;
   now: () => Date;
   deadlineUtc: string;
+  /** Where reads go, and what learns of each key's writes (README "Read replica"). */
+  reads: ReadRouting;
 }) {
-  const { stores, referenceData, now } = context;
+  const { stores, referenceData, now, reads } = context;
   const submissionLog = { stores, now };
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
+  // After the write commits and before the answer: the key's next reads, in any process, see it.
+  const noted = async <T>(caller: Caller, result: T): Promise<T> => {
+    if (caller.apiKeyId !== null) await reads.wrote(caller.apiKeyId);
+    return result;
+  };
   return {
-    submitReports: (caller: Caller, request: SubmitRequest) =>
-      submitReports({ reports: stores.reports, referenceData, now }, caller, request),
+    submitReports: async (caller: Caller, request: SubmitRequest) =>
+      noted(
+        caller,
+        await submitReports({ reports: stores.reports, referenceData, now }, caller, request),
+      ),
     /** The same under an Idempotency-Key: the answer to send, fresh or replayed. */
-    submitReportsIdempotently: (
+    submitReportsIdempotently: async (
       caller: Caller,
       request: SubmitRequest,
       idempotency: IdempotentRequest,
     ) =>
-      submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
-        submitReports({ reports: writer, referenceData, now }, caller, request),
+      noted(
+        caller,
+        await submitIdempotently({ stores, now }, caller, idempotency, (writer) =>
+          submitReports({ reports: writer, referenceData, now }, caller, request),
+        ),
       ),
     /** Deletes Idempotency-Keys past retention (the purge job of `serve` calls it). */
     purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** Logs a submission refused after authentication (the route's onError). */
-    recordRejection: (caller: Caller, rejection: Rejection) =>
-      recordRejection(submissionLog, caller, rejection),
+    recordRejection: async (caller: Caller, rejection: Rejection) =>
+      noted(caller, await recordRejection(submissionLog, caller, rejection)),
     listSubmissions: (caller: Caller, query: SubmissionsQuery) =>
       listSubmissions(submissionLog, caller, query),
     getSubmission: (caller: Caller, id: string) => getSubmission(submissionLog, caller, id),
     getReportCard: (caller: Caller, query: ReportCardQuery) =>
-      getReportCard(reportCards, caller, query),
+      reads.read(caller.readAfter, (readers) =>
+        getReportCard({ ...reportCards, stores: readers }, caller, query),
+      ),
     /** One market maker's report card, for the operator's CLI. */
     operatorReportCard: (organizationId: string, query: ReportCardQuery) =>
       operatorReportCard(reportCards, organizationId, query),

@@ -8,6 +8,8 @@ import type { Tables } from "./tables.js";
 
 export type Database = {
   db: Kysely<Tables>;
+  /** DATABASE_READ_URL's replica, when configured (see read-router.ts for what reads it). */
+  replica?: Kysely<Tables>;
   kind: "postgres" | "pglite";
   close(): Promise<void>;
 };
@@ -45,14 +47,33 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
 ): Promise<Database> {
+  const db = postgresKysely(config.url, config);
+  if (config.readReplica === undefined) return { db, kind: "postgres", close: () => db.destroy() };
+  const replica = postgresKysely(config.readReplica.url, config);
+  return {
+    db,
+    replica,
+    kind: "postgres",
+    close: async () => {
+      await Promise.all([db.destroy(), replica.destroy()]);
+    },
+  };
+}
+
+function postgresKysely(
+  url: string,
+  config: Extract<DatabaseConfig, { kind: "postgres" }>,
+): Kysely<Tables> {
   const types = {
     getTypeParser: ((oid: number, format?: string) => {
       const parse = parsers[oid as keyof typeof parsers];
       return parse ?? pg.types.getTypeParser(oid, format as "text");
     }) as typeof pg.types.getTypeParser,
   };
+  // The timeouts go as startup parameters: behind PgBouncer (which does not pass them on) the
+  // role's own settings apply instead (README "PgBouncer").
   const poolOptions = {
-    connectionString: config.url,
+    connectionString: url,
     max: config.poolSize,
     connectionTimeoutMillis: config.connectTimeoutMs,
     statement_timeout: config.statementTimeoutMs,
@@ -72,8 +93,7 @@ async function openPostgres(
   pool.on("connect", (client) => {
     client.on("error", () => {});
   });
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: "postgres", close: () => db.destroy() };
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }
 
 export async function ping(db: Kysely<Tables>): Promise<void> {

@@ -15,7 +15,12 @@ export type ApiKeyRecord = {
   lastUsedAt: Date | null;
 };
 
-export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] };
+export type ApiKeyOwner = ApiKeyRecord & {
+  kind: OrganizationKind;
+  coins: string[];
+  /** Where on the primary the key's last write committed (a WAL position), if known. */
+  lastWriteLsn: string | null;
+};
 
 export type Engagement = {
   id: string;
@@ -52,6 +57,7 @@ export function selectApiKeyOwners(db: Kysely<Tables>) {
     .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
     .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
     .select("organizations.kind")
+    .select(sql<string | null>`api_keys.last_write_lsn::text`.as("lastWriteLsn"))
     .select((eb) =>
       eb
         .selectFrom("organization_coins")
@@ -63,7 +69,9 @@ export function selectApiKeyOwners(db: Kysely<Tables>) {
     );
 }
 
-export const toApiKeyOwner = <R extends ApiKeyRecord & { kind: string; coins: string[] | null }>(
+export const toApiKeyOwner = <
+  R extends ApiKeyRecord & { kind: string; coins: string[] | null; lastWriteLsn: string | null },
+>(
   row: R,
 ): ApiKeyOwner => ({ ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] });
 

@@ -1,5 +1,12 @@
 import { execFile } from "node:child_process";
-import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chownSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +55,9 @@ export async function freePort(): Promise<number> {
 /** Runs a command as the `postgres` user when we are root (initdb and postgres refuse root). */
 async function asPostgres(command: string, args: string[]): Promise<string> {
   const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+  const [file, argv] = asRoot
+    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+    : [command, args];
   const { stdout } = await run(file, argv, { maxBuffer: 10 * 1024 * 1024 });
   return stdout;
 }
@@ -278,9 +287,7 @@ async function assemble(
       const target = (await query(url(primaryPort), "select pg_current_wal_lsn()::text as lsn"))
         .rows[0].lsn as string;
       await waitFor(async () => {
-        const r = await onReplica(
-          `select pg_last_wal_replay_lsn() >= '${target}'::pg_lsn as done`,
-        );
+        const r = await onReplica(`select pg_last_wal_replay_lsn() >= '${target}'::pg_lsn as done`);
         if (r.rows[0].done !== true) throw new Error(`replica has not replayed ${target}`);
       });
     },
