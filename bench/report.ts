@@ -1,3 +1,4 @@
+import { clusterLines } from "./cluster.js";
 import { dashboardLines } from "./dashboard.js";
 import { idempotencyLines } from "./idempotency.js";
 import { qualityLines } from "./quality.js";
@@ -29,6 +30,7 @@ export function markdown(r: BenchResults): string {
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
+  if (r.cluster !== undefined) lines.push(...clusterLines(r.cluster));
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,4 +1,5 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
+import type { ClusterBenchResults } from "./cluster.js";
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
 import type { QualityBenchResults } from "./quality.js";
@@ -99,5 +100,7 @@ export type BenchResults = {
   pglite?: TargetResults;
   /** bench/quality.ts (PostgreSQL only). */
   postgresQuality?: QualityBenchResults;
+  /** bench/cluster.ts: read replica and PgBouncer, side by side. */
+  cluster?: ClusterBenchResults;
   totalSeconds?: number;
 };
