@@ -1,23 +1,19 @@
-import { type Caller, readScope } from "../domain/caller.js";
+import type { Caller } from "../domain/caller.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../domain/dashboard-session.js";
 import { UnavailableError } from "../domain/errors.js";
-import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
-import type { ScorecardQuery } from "../schemas/scorecards.js";
 import { primaryOnly, type ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
-import { dayOverview } from "./dashboard-overview.js";
-import { createDashboardPages } from "./dashboard-pages.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
-import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
-import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
+import { createRoutedReads } from "./routed-reads.js";
+import { DEFAULT_REPORT_DEADLINE_UTC } from "./scorecards.js";
 import { createSubmissionServices } from "./submission-services.js";
 import { assertMaySubmit } from "./submit-reports.js";
 import { createWebhookServices, DEFAULT_WEBHOOK_OPTIONS, type WebhookOptions } from "./webhooks.js";
@@ -43,12 +39,10 @@ export function createServices(stores: Stores, options: ServiceOptions) {
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticator = createAuthenticator({ organizations, now });
   const deadlineUtc = options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC;
-  const scoringOf = (readers: Stores) => ({ scorecards: readers.scorecards, now, deadlineUtc });
-  const listingOf = (readers: Stores) => ({
-    listing: readers.listing,
-    scopedListing: readers.scopedListing,
-    organizations: readers.organizations,
+  const { exportReports, dashboardPages, ...routedReads } = createRoutedReads(reads, {
     now,
+    deadlineUtc,
+    referenceData,
   });
   return {
     referenceData,
@@ -58,15 +52,10 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
     ...guarded(createSubmissionServices({ stores, referenceData, now, deadlineUtc, reads })),
-    /** The listing response as JSON text (see listReportsJson). */
-    listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      reads.read(caller.readAfter, (readers) => listReportsJson(listingOf(readers), caller, query)),
-    ),
+    ...guarded(routedReads),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
-    exportReports: async function* (caller: Caller, query: ListQuery) {
-      const readers = await reads.storesFor(caller.readAfter);
-      yield* exportReports(listingOf(readers), caller, query);
-    },
+    exportReports,
+    dashboardPages: guarded(dashboardPages),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -77,32 +66,9 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     listObligations: unavailableWhenDatabaseIs((caller: Caller, query: ObligationsQuery) =>
       listObligations({ obligations: stores.obligations }, caller, query),
     ),
-    /** Scorecards of the obligation markets in the caller's read scope. */
-    getScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      reads.read(caller.readAfter, (readers) =>
-        getScorecards(scoringOf(readers), readScope(caller), query),
-      ),
-    ),
-    getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      reads.read(caller.readAfter, (readers) =>
-        getDailyScorecards(scoringOf(readers), readScope(caller), query),
-      ),
-    ),
     /** Webhook subscriptions of the caller's organization (CONTRACT section 7). */
     webhooks: guarded(
       createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
-    ),
-    /** A day's obligation markets and report eligibility (the dashboard's overview). */
-    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
-      reads.read(caller.readAfter, (readers) =>
-        dayOverview({ scoring: scoringOf(readers), listing: listingOf(readers) }, caller, date),
-      ),
-    ),
-    /** What the dashboard's market, calendar and coin pages show (issue 14). */
-    dashboardPages: guarded(
-      readingFor(reads, (readers) =>
-        createDashboardPages({ ...readers, ...scoringOf(readers), referenceData }),
-      ),
     ),
     /** The operator's views of the platform (organizations, engagements, keys, market data). */
     operator: guarded(createOperatorViews({ ...stores, referenceData })),
@@ -115,23 +81,6 @@ export function createServices(stores: Stores, options: ServiceOptions) {
 }
 
 export type Services = ReturnType<typeof createServices>;
-
-type CallerFunctions = Record<string, (caller: Caller, ...rest: never[]) => Promise<unknown>>;
-
-/** Functions of a caller built per call over the stores that caller's reads may use. */
-function readingFor<T extends CallerFunctions>(reads: ReadRouting, build: (s: Stores) => T): T {
-  const names = Object.keys(build({} as Stores));
-  return Object.fromEntries(
-    names.map((name) => [
-      name,
-      (caller: Caller, ...rest: never[]) =>
-        reads.read(caller.readAfter, (readers) => {
-          const page = build(readers)[name] as T[string];
-          return page(caller, ...rest);
-        }),
-    ]),
-  ) as T;
-}
 
 /** Every function of `functions`, unavailable when the database is. */
 function guarded<T extends Record<string, (...args: never[]) => Promise<unknown>>>(

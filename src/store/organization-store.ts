@@ -15,10 +15,8 @@ export type ApiKeyRecord = {
   lastUsedAt: Date | null;
 };
 
-export type ApiKeyOwner = ApiKeyRecord & {
-  kind: OrganizationKind;
-  coins: string[];
-  /** Where on the primary the key's last write committed (a WAL position), if known. */
+/** `lastWriteLsn`: where the key's last write committed on the primary (read-router.ts). */
+export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] } & {
   lastWriteLsn: string | null;
 };
 
@@ -69,11 +67,12 @@ export function selectApiKeyOwners(db: Kysely<Tables>) {
     );
 }
 
-export const toApiKeyOwner = <
-  R extends ApiKeyRecord & { kind: string; coins: string[] | null; lastWriteLsn: string | null },
->(
-  row: R,
-): ApiKeyOwner => ({ ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] });
+type OwnerRow = Omit<ApiKeyOwner, "kind" | "coins"> & { kind: string; coins: string[] | null };
+export const toApiKeyOwner = (row: OwnerRow): ApiKeyOwner => ({
+  ...row,
+  kind: row.kind as OrganizationKind,
+  coins: row.coins ?? [],
+});
 
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {
