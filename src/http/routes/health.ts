@@ -17,7 +17,7 @@ const readinessSchema = statusSchema
           description:
             "in_use: reads go to the replica; lagging (past READ_REPLICA_MAX_LAG_MS) or unreachable: to the primary",
         }),
-        lagMs: z.number().int().nonnegative().nullable().meta({
+        lagMs: z.number().int().nonnegative().meta({ format: "int64" }).nullable().meta({
           description: "How far the replica is behind the primary; null when unknown",
         }),
       })
