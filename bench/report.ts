@@ -1,3 +1,4 @@
+import { clusterLines } from "./cluster.js";
 import { dashboardLines } from "./dashboard.js";
 import { embeddedLines } from "./embedded.js";
 import { idempotencyLines } from "./idempotency.js";
@@ -34,6 +35,7 @@ export function markdown(r: BenchResults): string {
     if (t.embedded !== undefined) lines.push(...embeddedLines(t.embedded));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
+  if (r.cluster !== undefined) lines.push(...clusterLines(r.cluster));
   return `${lines.join("\n")}\n`;
 }
 

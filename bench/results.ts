@@ -1,4 +1,6 @@
 /** What `npm run bench` measures, as written to bench/results/latest.json. */
+
+import type { ClusterBenchResults } from "./cluster.js";
 import type { EmbeddedResults } from "./embedded.js";
 import type { FeedbackResults } from "./feedback.js";
 import type { IdempotencyResults } from "./idempotency.js";
@@ -112,5 +114,7 @@ export type BenchResults = {
   pglite?: TargetResults;
   /** bench/quality.ts (PostgreSQL only). */
   postgresQuality?: QualityBenchResults;
+  /** bench/cluster.ts: read replica and PgBouncer, side by side. */
+  cluster?: ClusterBenchResults;
   totalSeconds?: number;
 };

@@ -14,6 +14,7 @@ import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
+import { clusterSuite } from "./cluster.js";
 import { dashboardDataset, dashboardSuite } from "./dashboard.js";
 import { benchFixture, INGEST_ORG, orgId, orgKey, v2Batch } from "./data.js";
 import { embeddedSuite } from "./embedded.js";
@@ -55,6 +56,8 @@ const parts = {
   marketdata: runs("marketdata"),
   // `npm start`'s memory, and PGlite ingest and memory at 1 M reports (PGlite only).
   embedded: runs("embedded"),
+  // Read replica and PgBouncer on throwaway loopback clusters (bench/cluster.ts).
+  cluster: runs("cluster"),
 };
 const BATCH = 300;
 const plan = quick
@@ -117,6 +120,9 @@ try {
     // Written after each target, so that a failure later keeps what was measured.
     mkdirSync("bench/results", { recursive: true });
     writeFileSync("bench/results/latest.json", `${JSON.stringify(results, null, 2)}\n`);
+  }
+  if (parts.cluster && only !== "pglite") {
+    results.cluster = await clusterSuite(fixtureFile, quick, log);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -6,6 +6,14 @@ import { zod3Messages } from "./schemas/zod-messages.js";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+const optionalPostgresUrl = z.preprocess(
+  (v) => (v === "" ? undefined : v),
+  z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+);
+
 /** The whole environment the service reads, parsed once at start-up. */
 const environmentSchema = z.object({
   // An empty value (as env files often have) means unset.
@@ -16,6 +24,11 @@ const environmentSchema = z.object({
       .regex(/^(memory:\/\/|postgres(ql)?:\/\/)/, "must be memory:// or a postgres:// URL")
       .optional(),
   ),
+  // Scale-out (README "Read replica", "PgBouncer"): a streaming replica for reads, and a direct
+  // connection for migrations when DATABASE_URL goes through a pooler.
+  DATABASE_READ_URL: optionalPostgresUrl,
+  READ_REPLICA_MAX_LAG_MS: positiveInt(5_000),
+  DATABASE_MIGRATION_URL: optionalPostgresUrl,
   DATA_DIR: z.string().min(1).default("./data"),
   // `serve --host/--port` win over these.
   HOST: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).default("127.0.0.1")),
@@ -152,6 +165,10 @@ export type DatabaseConfig =
       poolSize: number;
       statementTimeoutMs: number;
       connectTimeoutMs: number;
+      /** DATABASE_READ_URL: a streaming replica for reads, and the lag past which it is not. */
+      readReplica?: { url: string; maxLagMs: number };
+      /** DATABASE_MIGRATION_URL: migrations over a direct connection (not through a pooler). */
+      migrationUrl?: string;
     }
   | { kind: "pglite"; dataDir: string | undefined };
 
@@ -255,5 +272,9 @@ function databaseConfig(e: z.infer<typeof environmentSchema>): DatabaseConfig {
     poolSize: e.DB_POOL_SIZE,
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    ...(e.DATABASE_READ_URL === undefined
+      ? {}
+      : { readReplica: { url: e.DATABASE_READ_URL, maxLagMs: e.READ_REPLICA_MAX_LAG_MS } }),
+    ...(e.DATABASE_MIGRATION_URL === undefined ? {} : { migrationUrl: e.DATABASE_MIGRATION_URL }),
   };
 }

@@ -13,6 +13,7 @@ import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { createRateLimitStore } from "./store/rate-limit-store.js";
+import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
 import { createStores, type Stores } from "./store/stores.js";
 
 /**
@@ -43,12 +44,19 @@ export async function createSystem(
     options.database === undefined
       ? await openMigrated(config)
       : { database: options.database, applied: [] as string[] };
-  const stores = createStores(database.db, {
+  const storeOptions = {
     parallelism: parallelismOf(config),
     publicDepthTolerance: config.publicDepthTolerance,
-  });
+  };
+  const stores = createStores(database.db, storeOptions);
+  const reads = readRoutingOf(config, database, stores, storeOptions);
   const now = options.now ?? (() => new Date());
-  const metrics = metricsOf(config, database, stores, options.replicaLagSeconds);
+  const metrics = metricsOf(
+    config,
+    database,
+    stores,
+    options.replicaLagSeconds ?? (database.replica && replicaLagOf(reads)),
+  );
   const services = createServices(stores, {
     referenceDataCheckMs: config.referenceDataCheckMs,
     now,
@@ -56,6 +64,7 @@ export async function createSystem(
     webhooks: config.webhooks,
     dashboardSessions: config.dashboardSessions,
     submissionMeter: metrics?.submissions,
+    reads,
   });
   const admin = createAdminServices(stores, {
     now,
@@ -96,8 +105,47 @@ export async function createSystem(
 
 export type System = Awaited<ReturnType<typeof createSystem>>;
 
+/** Reads on DATABASE_READ_URL's replica when there is one (README "Read replica"). */
+function readRoutingOf(
+  config: Config,
+  database: Database,
+  stores: Stores,
+  storeOptions: Parameters<typeof createStores>[1],
+): ReadRouting {
+  const replica = config.database.kind === "postgres" ? config.database.readReplica : undefined;
+  if (database.replica === undefined || replica === undefined) return primaryOnly(stores);
+  return createReadRouter({
+    primary: database.db,
+    replica: database.replica,
+    primaryStores: stores,
+    replicaStores: createStores(database.replica, storeOptions),
+    maxLagMs: replica.maxLagMs,
+  });
+}
+
+/**
+ * Applies pending migrations over DATABASE_MIGRATION_URL when set: a direct connection, not
+ * the pooler DATABASE_URL may point at.
+ */
+async function migrateDirectly(url: string, config: Config): Promise<string[]> {
+  if (config.database.kind !== "postgres") return [];
+  const direct = await openDatabase({
+    ...config.database,
+    url,
+    poolSize: 1,
+    readReplica: undefined,
+  });
+  try {
+    return await migrate(direct.db);
+  } finally {
+    await direct.close();
+  }
+}
+
 /** Opens the configured database and applies pending migrations. */
 async function openMigrated(config: Config): Promise<{ database: Database; applied: string[] }> {
+  const migrationUrl = config.database.kind === "postgres" ? config.database.migrationUrl : "";
+  const appliedDirectly = migrationUrl ? await migrateDirectly(migrationUrl, config) : undefined;
   const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
   const database = await openDatabase(config.database).catch((error: unknown) => {
     if (dataDir === undefined) throw error;
@@ -107,7 +155,7 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     );
   });
   try {
-    return { database, applied: await migrate(database.db) };
+    return { database, applied: appliedDirectly ?? (await migrate(database.db)) };
   } catch (error) {
     await database.close();
     throw error;
@@ -127,6 +175,14 @@ function metricsOf(
     referenceFreshness: stores.operator.referenceFreshness,
     replicaLagSeconds,
   });
+}
+
+/** The replica's lag in seconds as the read router last saw it; undefined when unreachable. */
+function replicaLagOf(reads: ReadRouting): () => Promise<number | undefined> {
+  return async () => {
+    const lagMs = (await reads.replica())?.lagMs;
+    return lagMs === null || lagMs === undefined ? undefined : lagMs / 1000;
+  };
 }
 
 /** Connections one request may use at once: a share of PostgreSQL's pool; PGlite has one. */

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Database reachable
-         * @description Readiness: 200 when the database answers (checked at most once a second), else 503; 503 too once the process is shutting down (a balancer takes it out before it stops). No API key; limited per address.
+         * @description Readiness: 200 when the database answers (checked at most once a second), else 503; 503 too once the process is shutting down (a balancer takes it out before it stops). With a read replica, the body says whether reads go to it; the status stays 200 while the primary answers. No API key; limited per address.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1079,14 +1079,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
+                        /** @description Only with a read replica (DATABASE_READ_URL) */
+                        readReplica?: {
+                            /**
+                             * @description in_use: reads go to the replica; lagging (past READ_REPLICA_MAX_LAG_MS) or unreachable: to the primary
+                             * @enum {string}
+                             */
+                            status: "in_use" | "lagging" | "unreachable";
+                            /** @description How far the replica is behind the primary; null when unknown */
+                            lagMs: number | null;
+                        };
                     };
                 };
             };

@@ -17,6 +17,11 @@ export type Caller = {
   kind: OrganizationKind;
   /** The base coins a project owns; empty for the other kinds. */
   coins: readonly string[];
+  /**
+   * The position (on the primary) of the key's last committed write: its reads must see at
+   * least that much (a replica that has not replayed so far is not read). Absent: none known.
+   */
+  readAfter?: string;
 };
 
 /** A market maker's caller, as the service's own tools and tests act for one. */

@@ -26,6 +26,7 @@ export function createAuthenticator(deps: { organizations: OrganizationStore; no
       apiKeyId: record.id,
       kind: record.kind,
       coins: record.coins,
+      ...(record.lastWriteLsn === null ? {} : { readAfter: record.lastWriteLsn }),
     };
   }
   async function authenticate(authorization: string | undefined): Promise<Caller> {

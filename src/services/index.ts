@@ -1,22 +1,19 @@
-import { type Caller, readScope } from "../domain/caller.js";
+import type { Caller } from "../domain/caller.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "../domain/dashboard-session.js";
 import { UnavailableError } from "../domain/errors.js";
-import type { ListQuery } from "../schemas/list-query.js";
 import type { MarketsQuery } from "../schemas/markets.js";
 import type { ObligationsQuery } from "../schemas/obligation.js";
-import type { ScorecardQuery } from "../schemas/scorecards.js";
+import { primaryOnly, type ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 import { createAuthenticator } from "./authenticate.js";
-import { dayOverview } from "./dashboard-overview.js";
-import { createDashboardPages } from "./dashboard-pages.js";
 import { createDashboardSessions } from "./dashboard-sessions.js";
-import { exportReports, listReportsJson } from "./list-reports.js";
 import { listObligations } from "./obligations.js";
 import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
-import { DEFAULT_REPORT_DEADLINE_UTC, getDailyScorecards, getScorecards } from "./scorecards.js";
+import { createRoutedReads } from "./routed-reads.js";
+import { DEFAULT_REPORT_DEADLINE_UTC } from "./scorecards.js";
 import type { SubmissionMeter } from "./submission-meter.js";
 import { createSubmissionServices } from "./submission-services.js";
 import { assertMaySubmit } from "./submit-reports.js";
@@ -33,20 +30,23 @@ export type ServiceOptions = {
   dashboardSessions?: SessionLimits;
   /** Hears every decided submission (GET /metrics); none: nothing is counted. */
   submissionMeter?: SubmissionMeter;
+  /** Where listing, export, scorecard, report card and dashboard reads go; default: `stores`. */
+  reads?: ReadRouting;
 };
 
 /** The use cases the HTTP layer (and the CLI) call, wired to their stores. */
 export function createServices(stores: Stores, options: ServiceOptions) {
   const now = options.now ?? (() => new Date());
-  const { organizations, listing, scopedListing } = stores;
+  const { organizations } = stores;
+  const reads = options.reads ?? primaryOnly(stores);
   const referenceData = new ReferenceDataCache(stores.references, options.referenceDataCheckMs);
   const authenticator = createAuthenticator({ organizations, now });
-  const scoring = {
-    scorecards: stores.scorecards,
+  const deadlineUtc = options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC;
+  const { exportReports, dashboardPages, ...routedReads } = createRoutedReads(reads, {
     now,
-    deadlineUtc: options.reportDeadlineUtc ?? DEFAULT_REPORT_DEADLINE_UTC,
-  };
-  const listingContext = { listing, scopedListing, organizations, now };
+    deadlineUtc,
+    referenceData,
+  });
   return {
     referenceData,
     authenticate: unavailableWhenDatabaseIs(authenticator.authenticate),
@@ -54,14 +54,21 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
-    ...guarded(submissionServicesOf(stores, referenceData, scoring, options.submissionMeter)),
-    /** The listing response as JSON text (see listReportsJson). */
-    listReportsJson: unavailableWhenDatabaseIs((caller: Caller, query: ListQuery) =>
-      listReportsJson(listingContext, caller, query),
+    ...guarded(
+      submissionServicesOf(
+        stores,
+        referenceData,
+        { now, deadlineUtc },
+        {
+          meter: options.submissionMeter,
+          reads,
+        },
+      ),
     ),
+    ...guarded(routedReads),
     /** Not wrapped: a generator's errors surface while it is consumed (see the route). */
-    exportReports: (caller: Caller, query: ListQuery) =>
-      exportReports(listingContext, caller, query),
+    exportReports,
+    dashboardPages: guarded(dashboardPages),
     listProjects: unavailableWhenDatabaseIs((caller: Caller) =>
       listProjects({ organizations, referenceData, now }, caller),
     ),
@@ -72,26 +79,15 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     listObligations: unavailableWhenDatabaseIs((caller: Caller, query: ObligationsQuery) =>
       listObligations({ obligations: stores.obligations }, caller, query),
     ),
-    /** Scorecards of the obligation markets in the caller's read scope. */
-    getScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      getScorecards(scoring, readScope(caller), query),
-    ),
-    getDailyScorecards: unavailableWhenDatabaseIs((caller: Caller, query: ScorecardQuery) =>
-      getDailyScorecards(scoring, readScope(caller), query),
-    ),
     /** Webhook subscriptions of the caller's organization (CONTRACT section 7). */
     webhooks: guarded(
       createWebhookServices(stores, now, options.webhooks ?? DEFAULT_WEBHOOK_OPTIONS),
     ),
-    /** A day's obligation markets and report eligibility (the dashboard's overview). */
-    dayOverview: unavailableWhenDatabaseIs((caller: Caller, date: string | undefined) =>
-      dayOverview({ scoring, listing: listingContext }, caller, date),
-    ),
-    /** What the dashboard's market, calendar and coin pages show (issue 14). */
-    dashboardPages: guarded(createDashboardPages({ ...stores, ...scoring, referenceData })),
     /** The operator's views of the platform (organizations, engagements, keys, market data). */
     operator: guarded(createOperatorViews({ ...stores, referenceData })),
     ready: unavailableWhenDatabaseIs(() => stores.ping()),
+    /** The read replica's state for `/readyz` (undefined without DATABASE_READ_URL). */
+    readReplica: () => reads.replica(),
     /** Runs any database work with the same "unavailable" translation as the services. */
     guard: <T>(work: () => Promise<T>) => unavailableWhenDatabaseIs(work)(),
   };
@@ -112,10 +108,9 @@ function submissionServicesOf(
   stores: Stores,
   referenceData: ReferenceDataCache,
   scoring: { now: () => Date; deadlineUtc: string },
-  meter: SubmissionMeter | undefined,
+  observers: { meter: SubmissionMeter | undefined; reads: ReadRouting },
 ) {
-  const { now, deadlineUtc } = scoring;
-  return createSubmissionServices({ stores, referenceData, now, deadlineUtc, meter });
+  return createSubmissionServices({ stores, referenceData, ...scoring, ...observers });
 }
 
 function dashboardSessionsOf(

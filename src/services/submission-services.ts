@@ -1,6 +1,7 @@
 import type { Caller } from "../domain/caller.js";
 import type { ReportCardQuery } from "../schemas/report-card.js";
 import type { SubmissionsQuery } from "../schemas/submissions.js";
+import type { ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import type { ReferenceDataCache } from "./reference-data.js";
@@ -30,15 +31,25 @@ export function createSubmissionServices(context: {
   now: () => Date;
   deadlineUtc: string;
   meter?: SubmissionMeter;
+  /** Where reads go, and what learns of each key's writes (README "Read replica"). */
+  reads: ReadRouting;
 }) {
-  const { stores, referenceData, now, meter } = context;
+  const { stores, referenceData, now, meter, reads } = context;
   const submissionLog = { stores, now };
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
+  // After the write commits and before the answer: the key's next reads, in any process, see it.
+  const noted = async <T>(caller: Caller, result: T): Promise<T> => {
+    if (caller.apiKeyId !== null) await reads.wrote(caller.apiKeyId);
+    return result;
+  };
   return {
-    submitReports: (caller: Caller, request: SubmitRequest) =>
-      meteredSubmit(meter, (r) =>
-        submitReports({ reports: stores.reports, referenceData, now }, caller, r),
-      )(request),
+    submitReports: async (caller: Caller, request: SubmitRequest) =>
+      noted(
+        caller,
+        await meteredSubmit(meter, (r) =>
+          submitReports({ reports: stores.reports, referenceData, now }, caller, r),
+        )(request),
+      ),
     /** The same under an Idempotency-Key: the answer to send, fresh or replayed. */
     submitReportsIdempotently: async (
       caller: Caller,
@@ -51,20 +62,22 @@ export function createSubmissionServices(context: {
         )(request),
       );
       meterReplay(meter, request, answer);
-      return answer;
+      return noted(caller, answer);
     },
     /** Deletes Idempotency-Keys past retention (the purge job of `serve` calls it). */
     purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** Logs a submission refused after authentication (the route's onError). */
-    recordRejection: (caller: Caller, rejection: Rejection) => {
+    recordRejection: async (caller: Caller, rejection: Rejection) => {
       meterRejection(meter, rejection);
-      return recordRejection(submissionLog, caller, rejection);
+      return noted(caller, await recordRejection(submissionLog, caller, rejection));
     },
     listSubmissions: (caller: Caller, query: SubmissionsQuery) =>
       listSubmissions(submissionLog, caller, query),
     getSubmission: (caller: Caller, id: string) => getSubmission(submissionLog, caller, id),
     getReportCard: (caller: Caller, query: ReportCardQuery) =>
-      getReportCard(reportCards, caller, query),
+      reads.read(caller.readAfter, (readers) =>
+        getReportCard({ ...reportCards, stores: readers }, caller, query),
+      ),
     /** One market maker's report card, for the operator's CLI. */
     operatorReportCard: (organizationId: string, query: ReportCardQuery) =>
       operatorReportCard(reportCards, organizationId, query),

@@ -9,6 +9,8 @@ import type { Tables } from "./tables.js";
 
 export type Database = {
   db: Kysely<Tables>;
+  /** DATABASE_READ_URL's replica, when configured (see read-router.ts for what reads it). */
+  replica?: Kysely<Tables>;
   kind: "postgres" | "pglite";
   /** The connection pool's figures now (GET /metrics). */
   poolStats(): PoolStats;
@@ -50,14 +52,36 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
 ): Promise<Database> {
+  const { db, poolStats } = postgresKysely(config.url, config);
+  if (config.readReplica === undefined) {
+    return { db, kind: "postgres", poolStats, close: () => db.destroy() };
+  }
+  const replica = postgresKysely(config.readReplica.url, config).db;
+  return {
+    db,
+    replica,
+    kind: "postgres",
+    poolStats,
+    close: async () => {
+      await Promise.all([db.destroy(), replica.destroy()]);
+    },
+  };
+}
+
+function postgresKysely(
+  url: string,
+  config: Extract<DatabaseConfig, { kind: "postgres" }>,
+): { db: Kysely<Tables>; poolStats: () => PoolStats } {
   const types = {
     getTypeParser: ((oid: number, format?: string) => {
       const parse = parsers[oid as keyof typeof parsers];
       return parse ?? pg.types.getTypeParser(oid, format as "text");
     }) as typeof pg.types.getTypeParser,
   };
+  // The timeouts go as startup parameters: behind PgBouncer (which does not pass them on) the
+  // role's own settings apply instead (README "PgBouncer").
   const poolOptions = {
-    connectionString: config.url,
+    connectionString: url,
     max: config.poolSize,
     connectionTimeoutMillis: config.connectTimeoutMs,
     statement_timeout: config.statementTimeoutMs,
@@ -78,8 +102,7 @@ async function openPostgres(
     client.on("error", () => {});
   });
   const poolStats = meterConnections(pool, config.poolSize);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: "postgres", poolStats, close: () => db.destroy() };
+  return { db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), poolStats };
 }
 
 /** Times every `pool.connect()` (Kysely's only way in) and reads the pool's own counts. */

@@ -15,7 +15,10 @@ export type ApiKeyRecord = {
   lastUsedAt: Date | null;
 };
 
-export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] };
+/** `lastWriteLsn`: where the key's last write committed on the primary (read-router.ts). */
+export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] } & {
+  lastWriteLsn: string | null;
+};
 
 export type Engagement = {
   id: string;
@@ -52,6 +55,7 @@ export function selectApiKeyOwners(db: Kysely<Tables>) {
     .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
     .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
     .select("organizations.kind")
+    .select(sql<string | null>`api_keys.last_write_lsn::text`.as("lastWriteLsn"))
     .select((eb) =>
       eb
         .selectFrom("organization_coins")
@@ -63,9 +67,12 @@ export function selectApiKeyOwners(db: Kysely<Tables>) {
     );
 }
 
-export const toApiKeyOwner = <R extends ApiKeyRecord & { kind: string; coins: string[] | null }>(
-  row: R,
-): ApiKeyOwner => ({ ...row, kind: row.kind as OrganizationKind, coins: row.coins ?? [] });
+type OwnerRow = Omit<ApiKeyOwner, "kind" | "coins"> & { kind: string; coins: string[] | null };
+export const toApiKeyOwner = (row: OwnerRow): ApiKeyOwner => ({
+  ...row,
+  kind: row.kind as OrganizationKind,
+  coins: row.coins ?? [],
+});
 
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {

@@ -52,6 +52,7 @@ export type Tables = {
     created_at: Generated<Date>;
     revoked_at: Date | null;
     last_used_at: Date | null;
+    last_write_lsn: string | null;
   };
   engagements: {
     id: string;

@@ -4,6 +4,7 @@ import { buildApp } from "../../src/http/app.js";
 import type { Fixture } from "../../src/schemas/fixture.js";
 import { loadFixture } from "../../src/services/fixtures.js";
 import { createServices, type Services } from "../../src/services/index.js";
+import type { ReadRouting } from "../../src/store/read-router.js";
 import { checkAnswersOf } from "./conformance.js";
 import { freshDatabase, type TestDatabase } from "./database.js";
 import { baseFixture } from "./fixture.js";
@@ -19,7 +20,13 @@ export type TestApp = {
 
 /** A fresh database with the fixture loaded, and the app on top of it (no port). */
 export async function startTestApp(
-  options: { fixture?: Fixture; env?: Record<string, string>; now?: () => Date } = {},
+  options: {
+    fixture?: Fixture;
+    env?: Record<string, string>;
+    now?: () => Date;
+    /** Where reads go (the read-replica routing); default: the one database. */
+    reads?: (database: TestDatabase) => ReadRouting;
+  } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase();
   await loadFixture(database.stores, options.fixture ?? baseFixture(), new Date());
@@ -30,6 +37,7 @@ export async function startTestApp(
     reportDeadlineUtc: config.reportDeadlineUtc,
     webhooks: config.webhooks,
     dashboardSessions: config.dashboardSessions,
+    reads: options.reads?.(database),
   });
   const app = await buildApp({ services, http: config.http, logger: false });
   // Every answer, in any test, is checked against the app's OpenAPI document.
