@@ -1,4 +1,5 @@
 import { dashboardLines } from "./dashboard.js";
+import { feedbackLines } from "./feedback.js";
 import { idempotencyLines } from "./idempotency.js";
 import { qualityLines } from "./quality.js";
 import type {
@@ -27,6 +28,7 @@ export function markdown(r: BenchResults): string {
     if (t.listing !== undefined) lines.push(...listingLines(target, t.listing));
     if (t.webhooks !== undefined) lines.push(...webhookLines(target, t.webhooks));
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
+    if (t.feedback !== undefined) lines.push(...feedbackLines(target, t.feedback));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   return `${lines.join("\n")}\n`;
@@ -51,11 +53,6 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
     `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
     "",
   );
-  if (ingest.feedbackRatio !== undefined)
-    lines.push(
-      `Accepted ingest beside a stream of rejected submissions (${ingest.feedbackRejectedPerSecond}/s) over alone: ${ingest.feedbackRatio}`,
-      "",
-    );
   return lines;
 }
 

@@ -27,7 +27,7 @@ export type IngestResults = {
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
   ratioToPerRecord: number;
-} & Partial<FeedbackResults>;
+};
 
 export type ListingQueryResult = {
   p50Ms: number;
@@ -89,6 +89,7 @@ export type TargetResults = {
   listing?: ListingResults;
   webhooks?: WebhookBenchResults;
   idempotency?: IdempotencyResults;
+  feedback?: FeedbackResults;
 };
 
 export type BenchResults = {
