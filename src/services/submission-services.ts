@@ -4,6 +4,7 @@ import type { SubmissionsQuery } from "../schemas/submissions.js";
 import type { Stores } from "../store/stores.js";
 import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import type { ReferenceDataCache } from "./reference-data.js";
+import { createRejectionLog } from "./rejection-log.js";
 import { getReportCard, operatorReportCard } from "./report-card.js";
 import {
   getSubmission,
@@ -26,6 +27,7 @@ export function createSubmissionServices(context: {
 }) {
   const { stores, referenceData, now } = context;
   const submissionLog = { stores, now };
+  const rejections = createRejectionLog({ stores, now });
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
   return {
     submitReports: (caller: Caller, request: SubmitRequest) =>
@@ -43,7 +45,7 @@ export function createSubmissionServices(context: {
     purgeIdempotencyKeys: () => purgeIdempotencyKeys({ stores, now }),
     /** Logs a submission refused after authentication (the route's onError). */
     recordRejection: (caller: Caller, rejection: Rejection) =>
-      recordRejection(submissionLog, caller, rejection),
+      recordRejection({ ...submissionLog, rejections }, caller, rejection),
     listSubmissions: (caller: Caller, query: SubmissionsQuery) =>
       listSubmissions(submissionLog, caller, query),
     getSubmission: (caller: Caller, id: string) => getSubmission(submissionLog, caller, id),

@@ -84,14 +84,17 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
     }
     if (hash !== undefined && known.size < 100_000) known.add(hash);
     const budget = request.caller.apiKeyId ?? `organization:${request.caller.organizationId}`;
-    const hit = perKey.hit(budget, now);
+    // Read again after the lookup: a concurrent request of the key may have opened its window
+    // meanwhile, and the reset must not come out past the window's end (61 s).
+    const counted = Date.now();
+    const hit = perKey.hit(budget, counted);
     reply.header("x-ratelimit-limit", String(limits.perKeyPerMinute));
     reply.header("x-ratelimit-remaining", String(hit.remaining));
-    reply.header("x-ratelimit-reset", String(Math.ceil((hit.resetAt - now) / 1000)));
+    reply.header("x-ratelimit-reset", String(Math.ceil((hit.resetAt - counted) / 1000)));
     if (!hit.allowed)
       return tooMany(
         reply,
-        hit.resetAt - now,
+        hit.resetAt - counted,
         `Rate limit exceeded: ${limits.perKeyPerMinute} requests per minute`,
       );
   });
