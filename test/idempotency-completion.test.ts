@@ -61,21 +61,31 @@ describe("a batch stored with its Idempotency-Key's answer in one statement", ()
     expect(await claim(second, now)).toEqual({ claimed: true });
     const keepUntil = new Date(now.getTime() + 86_400_000);
     const before = await storedCounts();
-    const late = await reports.upsertCompleting(log(), [report], version, {
-      key: "batch-1",
-      claim: first,
-      keepUntil,
-      ...answer,
-    });
+    const late = await reports.upsertCompleting(
+      {
+        key: "batch-1",
+        claim: first,
+        keepUntil,
+        ...answer,
+      },
+      log(),
+      [report],
+      version,
+    );
     expect(late).toEqual({ counts: undefined, held: false, keptBody: null });
     expect(await storedCounts()).toEqual(before);
 
-    const holder = await reports.upsertCompleting(log(), [report], version, {
-      key: "batch-1",
-      claim: second,
-      keepUntil,
-      ...answer,
-    });
+    const holder = await reports.upsertCompleting(
+      {
+        key: "batch-1",
+        claim: second,
+        keepUntil,
+        ...answer,
+      },
+      log(),
+      [report],
+      version,
+    );
     expect(holder).toEqual({
       counts: { createdCount: 1, updatedCount: 0 },
       held: true,

@@ -124,10 +124,10 @@ function completingReportStore(
         });
       const completion = { ...held, bodyAround, headers: template.headers, keepUntil: keepUntil() };
       const stored = await stores.reports.upsertCompleting(
+        completion,
         log,
         reports,
         referenceVersion,
-        completion,
       );
       if (!stored.held) throw new ConflictError(IN_PROGRESS);
       if (stored.counts === undefined) return undefined;

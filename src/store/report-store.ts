@@ -9,6 +9,7 @@ import {
 } from "../domain/report.js";
 import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
+import * as completing from "./report-upsert-completion.js";
 import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
 
@@ -46,16 +47,6 @@ export type SubmissionLog = {
 
 export type UpsertCounts = { createdCount: number; updatedCount: number };
 
-/** What `upsertCompleting` stores in the Idempotency-Key's row with the batch. */
-export type UpsertCompletion = {
-  key: string;
-  claim: string;
-  /** The 201's body before, between and after its createdCount and updatedCount. */
-  bodyAround: [string, string, string];
-  headers: Record<string, string>;
-  keepUntil: Date;
-};
-
 const ident = (name: string) => sql.ref(name);
 const list = (names: string[], prefix = "") => sql.join(names.map((n) => sql.raw(`${prefix}${n}`)));
 
@@ -63,6 +54,17 @@ export function createReportStore(
   db: Kysely<Tables>,
   publicDepthTolerance = DEFAULT_PUBLIC_DEPTH_TOLERANCE,
 ) {
+  const parametersOf = (log: SubmissionLog, reports: Report[], referenceVersion: number) => [
+    log.organizationId,
+    log.schemaVersion,
+    referenceVersion,
+    log.id,
+    log.apiKeyId,
+    log.receivedAt,
+    log.idempotencyKey ?? null,
+    publicDepthTolerance,
+    ...inputArrays(reports),
+  ];
   return {
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
@@ -86,7 +88,7 @@ export function createReportStore(
       reports: Report[],
       referenceVersion: number,
     ): Promise<UpsertCounts | undefined> {
-      const parameters = upsertParameters(log, reports, referenceVersion, publicDepthTolerance);
+      const parameters = parametersOf(log, reports, referenceVersion);
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
       const run = () =>
         db.executeQuery<{ created: number; total: number; current: boolean }>(query);
@@ -97,42 +99,9 @@ export function createReportStore(
       return { createdCount: row.created, updatedCount: row.total - row.created };
     },
 
-    /**
-     * `upsert` and the completion of the request's Idempotency-Key in the same one statement
-     * (one round trip, one commit): the key's row, while `completion.claim` still holds it,
-     * gets the 201 whose body is the template around the two counts. Writes nothing once the
-     * claim is lost (another request took the key over: `held` false). `keptBody` is the body
-     * stored, for the caller to check against its own rendering.
-     */
-    async upsertCompleting(
-      log: SubmissionLog,
-      reports: Report[],
-      referenceVersion: number,
-      completion: UpsertCompletion,
-    ): Promise<{ counts: UpsertCounts | undefined; held: boolean; keptBody: string | null }> {
-      const query = CompiledQuery.raw(COMPLETING_UPSERT_SQL, [
-        ...upsertParameters(log, reports, referenceVersion, publicDepthTolerance),
-        completion.key,
-        completion.claim,
-        ...completion.bodyAround,
-        JSON.stringify(completion.headers),
-        completion.keepUntil,
-      ]);
-      const run = () =>
-        db.executeQuery<{
-          created: number;
-          total: number;
-          current: boolean;
-          held: boolean;
-          kept_body: string | null;
-        }>(query);
-      const row = (await (db.isTransaction ? run() : withTransientRetry(run))).rows[0];
-      if (row === undefined || !row.held) return { counts: undefined, held: false, keptBody: null };
-      const counts = row.current
-        ? { createdCount: row.created, updatedCount: row.total - row.created }
-        : undefined;
-      return { counts, held: true, keptBody: row.kept_body };
-    },
+    /** `upsert` and the Idempotency-Key's answer in one statement (report-upsert-completion.ts). */
+    upsertCompleting: (c: completing.UpsertCompletion, ...batch: Parameters<typeof parametersOf>) =>
+      completing.upsertCompleting(db, COMPLETING_UPSERT_SQL, c, parametersOf(...batch)),
 
     /** What `upsert` would count, without writing a report: for dry runs. */
     async countExisting(organizationId: string, reports: Report[]): Promise<number> {
@@ -212,25 +181,6 @@ const inputColumns: {
   },
 ];
 
-function upsertParameters(
-  log: SubmissionLog,
-  reports: Report[],
-  referenceVersion: number,
-  publicDepthTolerance: number,
-): unknown[] {
-  return [
-    log.organizationId,
-    log.schemaVersion,
-    referenceVersion,
-    log.id,
-    log.apiKeyId,
-    log.receivedAt,
-    log.idempotencyKey ?? null,
-    publicDepthTolerance,
-    ...inputArrays(reports),
-  ];
-}
-
 function inputArrays(reports: Report[]): (string | Buffer)[] {
   return inputColumns.map(({ type, of }) =>
     type === "float8"
@@ -250,14 +200,14 @@ const keys = keyColumns.join(", ");
 const values = valueColumns.join(", ");
 const stored = [...valueColumns, "eligibility_status", "eligibility_reason", "quality_flags"];
 
-const upsertSql = (completing: boolean) => `
+const upsertSql = (completion?: completing.CompletionSql) => `
   with guard as (
     select version from reference_data_version
-  ),${completing ? COMPLETION_CLAIM_SQL : ""}
+  ),${completion?.claim ?? ""}
   input as (
     select t.*,
       (t.plausibility_flags | ${exceedsPublicDepthSql("t", "$8::float8")})::smallint as quality_flags
-    from ${unnestInput} where (select version from guard) = $3::bigint${completing ? " and exists (select 1 from claimed)" : ""}
+    from ${unnestInput} where (select version from guard) = $3::bigint${completion?.inputGate ?? ""}
   ),
   upserted as (
     insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason,
@@ -290,33 +240,10 @@ const upsertSql = (completing: boolean) => `
       count(*), count(*) filter (where created), count(*) filter (where not created),
       $6::timestamptz, $7::text
     from upserted having count(*) > 0
-  )${completing ? COMPLETION_KEEP_SQL : ""}
+  )${completion?.keep ?? ""}
   select (count(*) filter (where created))::int as created, count(*)::int as total,
-    (select version from guard) = $3::bigint as current${completing ? COMPLETION_RESULT_SQL : ""}
+    (select version from guard) = $3::bigint as current${completion?.result ?? ""}
   from upserted`;
-const UPSERT_SQL = upsertSql(false);
-
-// Idempotency-Key completion (see `upsertCompleting`), parameters after the input arrays: the
-// key, the claim, the 201's body around its two counts (prefix, middle, suffix), its headers,
-// and the time the answer is kept until.
-const C = FIXED_PARAMETERS + inputColumns.length;
-const COMPLETION_CLAIM_SQL = `
-  claimed as (
-    select 1 from idempotency_keys
-    where organization_id = $1::text and key = $${C + 1}::text and claim = $${C + 2}::uuid
-    for update
-  ),`;
-const COMPLETION_KEEP_SQL = `,
-  kept as (
-    update idempotency_keys set status_code = 201,
-      response_body = $${C + 3}::text || (select count(*) filter (where created) from upserted)
-        || $${C + 4}::text || (select count(*) filter (where not created) from upserted)
-        || $${C + 5}::text,
-      response_headers = $${C + 6}::json, expires_at = $${C + 7}::timestamptz
-    where organization_id = $1::text and key = $${C + 1}::text and claim = $${C + 2}::uuid
-      and exists (select 1 from upserted)
-    returning response_body
-  )`;
-const COMPLETION_RESULT_SQL = `,
-    exists (select 1 from claimed) as held, (select response_body from kept) as kept_body`;
-const COMPLETING_UPSERT_SQL = upsertSql(true);
+const UPSERT_SQL = upsertSql();
+const COMPLETION = completing.completionSql(FIXED_PARAMETERS + inputColumns.length);
+const COMPLETING_UPSERT_SQL = upsertSql(COMPLETION);

@@ -6,8 +6,8 @@ import {
   type V1Record,
   type V2Record,
 } from "../../client/index.js";
-import { backoffMs, retryAfterMs, retrying } from "../../retry.js";
-import { IDEMPOTENCY_LEASE_MS } from "../../services/idempotency.js";
+import { retryAfterMs, retrying } from "../../retry.js";
+import { batchRetryDelays } from "./retry-delays.js";
 import {
   BATCH_LIMITS,
   type BatchOutcome,
@@ -16,15 +16,6 @@ import {
   type SubmitResult,
 } from "./submission-types.js";
 
-const BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 30_000;
-/**
- * A 409 says an earlier attempt of the batch still holds its Idempotency-Key: the service lets
- * the key go, or answers it, within its lease. Retried until the waits cover the lease (with a
- * margin), apart from the retries of other failures, and at most this long between two tries.
- */
-const IN_FLIGHT_WAIT_MS = IDEMPOTENCY_LEASE_MS + 5_000;
-const MAX_IN_FLIGHT_DELAY_MS = 5_000;
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
 const UNEXPECTED_BODY = "unexpected response body from the service";
@@ -94,28 +85,12 @@ async function sendWithRetries(
   batch: number,
   options: SubmitBatchesOptions,
 ): Promise<{ attempt: Attempt; attempts: number }> {
-  const maxRetries = options.maxRetries ?? 4;
-  const spent = { retries: 0, inFlightMs: 0, inFlightRetries: 0 };
+  const delayOf = batchRetryDelays(options.maxRetries ?? 4);
   const { outcome, attempts } = await retrying(() => send(client, records, options), {
-    // Each kind of failure counts against its own budget below.
+    // Each kind of failure counts against its own budget (retry-delays.ts).
     retries: Number.MAX_SAFE_INTEGER,
-    delayMs: (attempt) => {
-      if (!isRetryable(attempt)) return undefined;
-      if (attempt.kind === "response" && attempt.status === 409) {
-        const left = IN_FLIGHT_WAIT_MS - spent.inFlightMs;
-        if (left <= 0) return undefined;
-        const backoff = backoffMs(++spent.inFlightRetries, {
-          baseMs: BASE_DELAY_MS,
-          capMs: MAX_IN_FLIGHT_DELAY_MS,
-        });
-        const delay = Math.min(left, attempt.retryAfterMs ?? backoff);
-        spent.inFlightMs += delay;
-        return delay;
-      }
-      if (++spent.retries > maxRetries) return undefined;
-      const backoff = backoffMs(spent.retries, { baseMs: BASE_DELAY_MS, capMs: MAX_DELAY_MS });
-      return attempt.kind === "response" ? (attempt.retryAfterMs ?? backoff) : backoff;
-    },
+    delayMs: (attempt) =>
+      isRetryable(attempt) ? delayOf(attempt.kind === "response" ? attempt : {}) : undefined,
     onRetry: (attempt, retry, delayMs) =>
       options.onRetry?.({ batch, attempt: retry, delayMs, reason: describeFailure(attempt) }),
     sleep: options.sleep,
