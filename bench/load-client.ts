@@ -1,7 +1,7 @@
 /**
  * A load generator run as its own process, so that the server's CPU is the server's alone.
  * Input (argv[2], JSON): { origin, key, requests: [{method, path, body?}], concurrency,
- * expectStatus }. Output (stdout, JSON): per-request latencies in ms, errors, elapsed ms.
+ * expectStatus, untilStopped? }. Output (stdout, JSON): per-request latencies in ms, errors, elapsed ms.
  */
 import { Pool } from "undici";
 
@@ -16,8 +16,14 @@ type Job = {
   }[];
   concurrency: number;
   expectStatus: number;
+  /** Send the requests over and over until SIGTERM (a background stream), not once. */
+  untilStopped?: boolean;
 };
 
+let stopped = false;
+process.on("SIGTERM", () => {
+  stopped = true;
+});
 const job = JSON.parse(await readStdin()) as Job;
 const pool = new Pool(job.origin, { connections: job.concurrency, pipelining: 1 });
 const latencies: number[] = [];
@@ -27,8 +33,8 @@ let next = 0;
 const started = performance.now();
 await Promise.all(
   Array.from({ length: job.concurrency }, async () => {
-    for (let i = next++; i < job.requests.length; i = next++) {
-      const r = job.requests[i];
+    for (let i = next++; !stopped && (job.untilStopped || i < job.requests.length); i = next++) {
+      const r = job.requests[i % job.requests.length];
       if (r === undefined) break;
       const t0 = performance.now();
       const res = await pool.request({

@@ -1,6 +1,7 @@
 import { clusterLines } from "./cluster.js";
 import { dashboardLines } from "./dashboard.js";
 import { embeddedLines } from "./embedded.js";
+import { feedbackLines } from "./feedback.js";
 import { idempotencyLines } from "./idempotency.js";
 import { marketDataPauseLines } from "./market-data-pause.js";
 import { metricsLines } from "./metrics.js";
@@ -33,6 +34,7 @@ export function markdown(r: BenchResults): string {
     if (t.idempotency !== undefined) lines.push(...idempotencyLines(target, t.idempotency));
     if (t.metrics !== undefined) lines.push(...metricsLines(target, t.metrics));
     if (t.embedded !== undefined) lines.push(...embeddedLines(t.embedded));
+    if (t.feedback !== undefined) lines.push(...feedbackLines(target, t.feedback));
   }
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   if (r.cluster !== undefined) lines.push(...clusterLines(r.cluster));
@@ -59,11 +61,6 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
     `HTTP/store ratio (4 clients, new keys): ${ingest.ratioToStore}; HTTP/per-record ratio: ${ingest.ratioToPerRecord}; server peak RSS ${ingest.serverPeakRssMb} MB`,
     "",
   );
-  if (ingest.feedbackRatio !== undefined)
-    lines.push(
-      `Accepted ingest beside a stream of rejected submissions (${ingest.feedbackRejectedPerSecond}/s) over alone: ${ingest.feedbackRatio}`,
-      "",
-    );
   return lines;
 }
 

@@ -38,7 +38,7 @@ export type IngestResults = {
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
   ratioToPerRecord: number;
-} & Partial<FeedbackResults>;
+};
 
 export type ListingQueryResult = {
   p50Ms: number;
@@ -104,6 +104,7 @@ export type TargetResults = {
   webhooks?: WebhookBenchResults;
   idempotency?: IdempotencyResults;
   metrics?: MetricsBenchResults;
+  feedback?: FeedbackResults;
 };
 
 export type BenchResults = {

@@ -89,13 +89,20 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Runs the load client in its own process with `job` on stdin. */
-export async function runLoad(job: object): Promise<{
+type LoadResult = {
   latencies: number[];
   errors: string[];
   errorCount: number;
   elapsedMs: number;
-}> {
+};
+
+/** Runs the load client in its own process with `job` on stdin. */
+export function runLoad(job: object): Promise<LoadResult> {
+  return startLoad(job).done;
+}
+
+/** The same, stoppable: `stop()` ends a job sent with `untilStopped` (SIGTERM to the client). */
+export function startLoad(job: object): { done: Promise<LoadResult>; stop(): Promise<LoadResult> } {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/load-client.ts"], {
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -104,12 +111,18 @@ export async function runLoad(job: object): Promise<{
     out += d.toString();
   });
   child.stdin?.end(JSON.stringify(job));
-  await new Promise<void>((resolve, reject) =>
+  const done = new Promise<LoadResult>((resolve, reject) =>
     child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`load client exited ${code}`)),
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load client exited ${code}`)),
     ),
   );
-  return JSON.parse(out);
+  return {
+    done,
+    stop: () => {
+      child.kill("SIGTERM");
+      return done;
+    },
+  };
 }
 
 export function percentile(values: number[], p: number): number {

@@ -2,6 +2,7 @@ import { type AddressInfo, connect, createServer, type Server, type Socket } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitBatches } from "../src/cli/submission/send-batches.js";
 import type { RetryNotice } from "../src/cli/submission/submission-types.js";
+import { IDEMPOTENCY_LEASE_MS } from "../src/services/idempotency.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
 import { dayAfter, rowCounts } from "./helpers/submission.js";
@@ -143,5 +144,64 @@ describe("trading-reports submit with a lost answer", () => {
     });
     const stored = await send(data).result;
     expect(stored).toMatchObject({ created: 2, failedBatches: [], replayedBatches: 0 });
+  });
+});
+
+describe("trading-reports submit while a batch's Idempotency-Key is in flight", () => {
+  const IN_PROGRESS_BODY = JSON.stringify({
+    statusCode: 409,
+    error: "Conflict",
+    message: "A request with this Idempotency-Key is in progress",
+  });
+  /** Answers 409 while `inFlight()` holds, then lets the request through to the service. */
+  function keyInFlight(inFlight: () => boolean): typeof fetch {
+    return async (input, init) =>
+      inFlight()
+        ? new Response(IN_PROGRESS_BODY, {
+            status: 409,
+            headers: { "content-type": "application/json" },
+          })
+        : fetch(input, init);
+  }
+  function waits() {
+    const delays: number[] = [];
+    const total = () => delays.reduce((a, b) => a + b, 0);
+    return { delays, total, sleep: async (ms: number) => void delays.push(ms) };
+  }
+
+  it("keeps retrying a 409 for as long as the key's lease (60 s), then stores the batch", async () => {
+    const data = records(2);
+    const clock = waits();
+    // The earlier attempt's lease runs out just before the minute is over.
+    const fetchStub = keyInFlight(() => clock.total() < IDEMPOTENCY_LEASE_MS - 1_000);
+    const result = await submitBatches({
+      url: proxy.url,
+      key: KEYS.acme,
+      version: "v2",
+      dryRun: false,
+      records: data,
+      fetch: fetchStub,
+      sleep: clock.sleep,
+    });
+    expect(result).toMatchObject({ created: 2, failedBatches: [] });
+    expect(clock.delays.length).toBeGreaterThan(5);
+    expect(Math.max(...clock.delays)).toBeLessThanOrEqual(5_000);
+  });
+
+  it("gives a batch up once its 409s outlast the lease, other failures keeping their own retries", async () => {
+    const clock = waits();
+    const result = await submitBatches({
+      url: proxy.url,
+      key: KEYS.acme,
+      version: "v2",
+      dryRun: false,
+      records: records(1),
+      fetch: keyInFlight(() => true),
+      sleep: clock.sleep,
+      maxRetries: 1,
+    });
+    expect(result.failedBatches).toMatchObject([{ batch: 1, status: 409 }]);
+    expect(clock.total()).toBeGreaterThanOrEqual(IDEMPOTENCY_LEASE_MS);
+    expect(clock.total()).toBeLessThanOrEqual(IDEMPOTENCY_LEASE_MS + 10_000);
   });
 });

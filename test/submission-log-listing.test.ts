@@ -104,7 +104,7 @@ describe("purging the submission log", () => {
     expect((await list({})).items.map((i: { id: string }) => i.id)).toEqual([ids[4], ids[3]]);
     expect(await versions()).toBe(before);
     const problems = await sql<{ n: number }>`
-      select count(*)::int as n from submission_problems where submission_id = ${ids[1]}`.execute(
+      select count(*)::int as n from submission_problem_counts where submission_id = ${ids[1]}`.execute(
       t.database.db,
     );
     expect(problems.rows[0]?.n).toBe(0);

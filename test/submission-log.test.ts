@@ -407,7 +407,7 @@ describe("submission feedback", () => {
       code: "required",
     });
     const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from submission_problems where message like '%7654321%'`.execute(
+      select count(*)::int as n from submissions where problems::text like '%7654321%'`.execute(
       t.database.db,
     );
     expect(rows[0]?.n).toBe(0);

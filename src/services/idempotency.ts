@@ -94,8 +94,10 @@ async function claimOrReplay(
 
 /**
  * The report store a claimed submission writes through: the batch (or a dry run's log line)
- * and the 201 it answers commit in one transaction, so that a crash after the commit still
- * replays, and a crash before it leaves nothing but a claim that expires.
+ * and the 201 it answers commit together, so that a crash after the commit still replays, and
+ * a crash before it leaves nothing but a claim that expires. A batch and its answer go in the
+ * batch's own statement (the body built around the counts from a template of the rendering);
+ * a dry run's log line and its answer in one transaction.
  */
 function completingReportStore(
   deps: IdempotencyDeps,
@@ -103,26 +105,56 @@ function completingReportStore(
   render: (result: SubmissionResult, log: SubmissionLog) => StoredResponse,
 ): ReportStore {
   const { stores, now } = deps;
+  const keepUntil = () => new Date(now().getTime() + IDEMPOTENCY_RETENTION_MS);
   const complete = async (tx: Stores, result: SubmissionResult, log: SubmissionLog) => {
-    const keepUntil = new Date(now().getTime() + IDEMPOTENCY_RETENTION_MS);
-    const kept = await tx.idempotency.complete(held, render(result, log), keepUntil);
+    const kept = await tx.idempotency.complete(held, render(result, log), keepUntil());
     // Taken over after this request's lease ran out: the other request stores the batch.
     if (!kept) throw new ConflictError(IN_PROGRESS);
   };
   return {
     ...stores.reports,
-    upsert: (log, reports, referenceVersion) =>
-      stores.transaction(async (tx) => {
-        const counts = await tx.reports.upsert(log, reports, referenceVersion);
-        if (counts !== undefined) await complete(tx, counts, log);
-        return counts;
-      }),
+    upsert: async (log, reports, referenceVersion) => {
+      const template = render(TEMPLATE_COUNTS, log);
+      const bodyAround = bodyAroundCounts(template.body);
+      if (bodyAround === undefined)
+        return stores.transaction(async (tx) => {
+          const counts = await tx.reports.upsert(log, reports, referenceVersion);
+          if (counts !== undefined) await complete(tx, counts, log);
+          return counts;
+        });
+      const completion = { ...held, bodyAround, headers: template.headers, keepUntil: keepUntil() };
+      const stored = await stores.reports.upsertCompleting(
+        completion,
+        log,
+        reports,
+        referenceVersion,
+      );
+      if (!stored.held) throw new ConflictError(IN_PROGRESS);
+      if (stored.counts === undefined) return undefined;
+      const response = render(stored.counts, log);
+      // The template and the rendering agree by construction; should they ever not, the
+      // rendering is what was answered, so it is what is kept.
+      if (stored.keptBody !== response.body)
+        await stores.idempotency.complete(held, response, completion.keepUntil);
+      return stored.counts;
+    },
     logDryRun: (log, recordCount, counts) =>
       stores.transaction(async (tx) => {
         await tx.reports.logDryRun(log, recordCount, counts);
         await complete(tx, counts, log);
       }),
   };
+}
+
+/** Counts no batch has (over the batch limit), rendered once to find where the counts go. */
+const TEMPLATE_COUNTS = { createdCount: 987_654_321, updatedCount: 123_456_789 };
+
+/** The body before, between and after the two counts; undefined if it is not so simple. */
+function bodyAroundCounts(body: string): [string, string, string] | undefined {
+  const parts = body.split(String(TEMPLATE_COUNTS.createdCount));
+  const rest = parts[1]?.split(String(TEMPLATE_COUNTS.updatedCount));
+  if (parts.length !== 2 || rest?.length !== 2) return undefined;
+  return [parts[0] ?? "", rest[0] ?? "", rest[1] ?? ""];
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 } from "../schemas/submissions.js";
 import type { Stores } from "../store/stores.js";
 import type { SubmissionRow } from "../store/submission-store.js";
+import type { RejectionLog } from "./rejection-log.js";
 
 export type SubmissionLogDeps = { stores: Stores; now: () => Date };
 
@@ -31,9 +32,10 @@ export type Rejection = {
  * Logs a rejected submission: the problems it answered (the first MAX_STORED_PROBLEMS, and all
  * of them counted by code and field), nothing of its records. A real (not dry-run) rejection
  * also raises `submission.rejected` for the market maker's webhooks, in the same transaction.
+ * Resolves once both committed (the rejection log batches the writes of concurrent ones).
  */
 export async function recordRejection(
-  deps: SubmissionLogDeps,
+  deps: SubmissionLogDeps & { rejections: RejectionLog },
   caller: Caller,
   rejection: Rejection,
 ): Promise<void> {
@@ -59,28 +61,22 @@ export async function recordRejection(
     problems: coded.slice(0, MAX_STORED_PROBLEMS),
     counts: countByCodeAndField(coded),
   };
-  await deps.stores.transaction(async (stores) => {
-    await stores.submissions.recordRejected(entry);
-    if (rejection.dryRun) return;
-    await stores.webhookEvents.publish(
-      [
-        {
-          type: "submission.rejected",
-          data: {
-            submissionId: entry.id,
-            apiVersion: entry.schemaVersion,
-            recordCount: entry.recordCount,
-            problemCount: entry.problemCount,
-          },
-          organizationId: caller.organizationId,
-          baseCoinId: null,
-          occurredAt: receivedAt,
-          dedupKey: entry.id,
+  const event = rejection.dryRun
+    ? undefined
+    : {
+        type: "submission.rejected" as const,
+        data: {
+          submissionId: entry.id,
+          apiVersion: entry.schemaVersion,
+          recordCount: entry.recordCount,
+          problemCount: entry.problemCount,
         },
-      ],
-      receivedAt,
-    );
-  });
+        organizationId: caller.organizationId,
+        baseCoinId: null,
+        occurredAt: receivedAt,
+        dedupKey: entry.id,
+      };
+  await deps.rejections.record({ entry, event });
 }
 
 function countByCodeAndField(problems: { path: string | null; code: ProblemCode }[]) {

@@ -5,6 +5,7 @@ import type { ReadRouting } from "../store/read-router.js";
 import type { Stores } from "../store/stores.js";
 import { type IdempotentRequest, purgeIdempotencyKeys, submitIdempotently } from "./idempotency.js";
 import type { ReferenceDataCache } from "./reference-data.js";
+import { createRejectionLog } from "./rejection-log.js";
 import { getReportCard, operatorReportCard } from "./report-card.js";
 import {
   getSubmission,
@@ -36,6 +37,7 @@ export function createSubmissionServices(context: {
 }) {
   const { stores, referenceData, now, meter, reads } = context;
   const submissionLog = { stores, now };
+  const rejections = createRejectionLog({ stores, now });
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
   // After the write commits and before the answer: the key's next reads, in any process, see it.
   const noted = async <T>(caller: Caller, result: T): Promise<T> => {
@@ -69,7 +71,10 @@ export function createSubmissionServices(context: {
     /** Logs a submission refused after authentication (the route's onError). */
     recordRejection: async (caller: Caller, rejection: Rejection) => {
       meterRejection(meter, rejection);
-      return noted(caller, await recordRejection(submissionLog, caller, rejection));
+      return noted(
+        caller,
+        await recordRejection({ ...submissionLog, rejections }, caller, rejection),
+      );
     },
     listSubmissions: (caller: Caller, query: SubmissionsQuery) =>
       listSubmissions(submissionLog, caller, query),

@@ -9,6 +9,7 @@ import {
 } from "../domain/report.js";
 import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
+import * as completing from "./report-upsert-completion.js";
 import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
 
@@ -53,6 +54,17 @@ export function createReportStore(
   db: Kysely<Tables>,
   publicDepthTolerance = DEFAULT_PUBLIC_DEPTH_TOLERANCE,
 ) {
+  const parametersOf = (log: SubmissionLog, reports: Report[], referenceVersion: number) => [
+    log.organizationId,
+    log.schemaVersion,
+    referenceVersion,
+    log.id,
+    log.apiKeyId,
+    log.receivedAt,
+    log.idempotencyKey ?? null,
+    publicDepthTolerance,
+    ...inputArrays(reports),
+  ];
   return {
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
@@ -76,17 +88,7 @@ export function createReportStore(
       reports: Report[],
       referenceVersion: number,
     ): Promise<UpsertCounts | undefined> {
-      const parameters = [
-        log.organizationId,
-        log.schemaVersion,
-        referenceVersion,
-        log.id,
-        log.apiKeyId,
-        log.receivedAt,
-        log.idempotencyKey ?? null,
-        publicDepthTolerance,
-        ...inputArrays(reports),
-      ];
+      const parameters = parametersOf(log, reports, referenceVersion);
       const query = CompiledQuery.raw(UPSERT_SQL, parameters);
       const run = () =>
         db.executeQuery<{ created: number; total: number; current: boolean }>(query);
@@ -96,6 +98,10 @@ export function createReportStore(
       if (row === undefined || !row.current) return undefined;
       return { createdCount: row.created, updatedCount: row.total - row.created };
     },
+
+    /** `upsert` and the Idempotency-Key's answer in one statement (report-upsert-completion.ts). */
+    upsertCompleting: (c: completing.UpsertCompletion, ...batch: Parameters<typeof parametersOf>) =>
+      completing.upsertCompleting(db, COMPLETING_UPSERT_SQL, c, parametersOf(...batch)),
 
     /** What `upsert` would count, without writing a report: for dry runs. */
     async countExisting(organizationId: string, reports: Report[]): Promise<number> {
@@ -194,14 +200,14 @@ const keys = keyColumns.join(", ");
 const values = valueColumns.join(", ");
 const stored = [...valueColumns, "eligibility_status", "eligibility_reason", "quality_flags"];
 
-const UPSERT_SQL = `
+const upsertSql = (completion?: completing.CompletionSql) => `
   with guard as (
     select version from reference_data_version
-  ),
+  ),${completion?.claim ?? ""}
   input as (
     select t.*,
       (t.plausibility_flags | ${exceedsPublicDepthSql("t", "$8::float8")})::smallint as quality_flags
-    from ${unnestInput} where (select version from guard) = $3::bigint
+    from ${unnestInput} where (select version from guard) = $3::bigint${completion?.inputGate ?? ""}
   ),
   upserted as (
     insert into reports as r (organization_id, ${keys}, ${values}, eligibility_status, eligibility_reason,
@@ -234,7 +240,10 @@ const UPSERT_SQL = `
       count(*), count(*) filter (where created), count(*) filter (where not created),
       $6::timestamptz, $7::text
     from upserted having count(*) > 0
-  )
+  )${completion?.keep ?? ""}
   select (count(*) filter (where created))::int as created, count(*)::int as total,
-    (select version from guard) = $3::bigint as current
+    (select version from guard) = $3::bigint as current${completion?.result ?? ""}
   from upserted`;
+const UPSERT_SQL = upsertSql();
+const COMPLETION = completing.completionSql(FIXED_PARAMETERS + inputColumns.length);
+const COMPLETING_UPSERT_SQL = upsertSql(COMPLETION);

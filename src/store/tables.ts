@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 /** Row types of the tables in `migrations/`, for Kysely. Column names as in SQL. */
 export type Tables = {
@@ -75,13 +75,8 @@ export type Tables = {
     status: Generated<"accepted" | "rejected">;
     problem_count: Generated<number>;
     idempotency_key: string | null;
-  };
-  submission_problems: {
-    submission_id: string;
-    ordinal: number;
-    path: string | null;
-    message: string;
-    code: string;
+    /** A rejected submission's stored problems, in order (migration 015); null otherwise. */
+    problems: ColumnType<unknown, string | null | undefined, never>;
   };
   submission_problem_counts: {
     submission_id: string;

@@ -34,13 +34,11 @@ export async function rejectedBatch(world: World): Promise<string> {
 export async function renameSubmission(world: World, from: string, to: string): Promise<void> {
   await sql`insert into submissions
     (id, organization_id, api_key_id, schema_version, dry_run, record_count, created_count,
-     updated_count, submitted_at, status, problem_count, idempotency_key)
+     updated_count, submitted_at, status, problem_count, idempotency_key, problems)
     select ${to}::uuid, organization_id, api_key_id, schema_version, dry_run, record_count,
-     created_count, updated_count, submitted_at, status, problem_count, idempotency_key
+     created_count, updated_count, submitted_at, status, problem_count, idempotency_key, problems
     from submissions where id = ${from}::uuid`.execute(world.t.database.db);
-  for (const table of ["submission_problems", "submission_problem_counts"]) {
-    await sql`update ${sql.table(table)} set submission_id = ${to}::uuid
-      where submission_id = ${from}::uuid`.execute(world.t.database.db);
-  }
+  await sql`update submission_problem_counts set submission_id = ${to}::uuid
+    where submission_id = ${from}::uuid`.execute(world.t.database.db);
   await sql`delete from submissions where id = ${from}::uuid`.execute(world.t.database.db);
 }

@@ -6,7 +6,8 @@ import {
   type V1Record,
   type V2Record,
 } from "../../client/index.js";
-import { backoffMs, retryAfterMs, retrying } from "../../retry.js";
+import { retryAfterMs, retrying } from "../../retry.js";
+import { batchRetryDelays } from "./retry-delays.js";
 import {
   BATCH_LIMITS,
   type BatchOutcome,
@@ -15,8 +16,6 @@ import {
   type SubmitResult,
 } from "./submission-types.js";
 
-const BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 30_000;
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
 const UNEXPECTED_BODY = "unexpected response body from the service";
@@ -86,13 +85,12 @@ async function sendWithRetries(
   batch: number,
   options: SubmitBatchesOptions,
 ): Promise<{ attempt: Attempt; attempts: number }> {
+  const delayOf = batchRetryDelays(options.maxRetries ?? 4);
   const { outcome, attempts } = await retrying(() => send(client, records, options), {
-    retries: options.maxRetries ?? 4,
-    delayMs: (attempt, retry) => {
-      if (!isRetryable(attempt)) return undefined;
-      const backoff = backoffMs(retry, { baseMs: BASE_DELAY_MS, capMs: MAX_DELAY_MS });
-      return attempt.kind === "response" ? (attempt.retryAfterMs ?? backoff) : backoff;
-    },
+    // Each kind of failure counts against its own budget (retry-delays.ts).
+    retries: Number.MAX_SAFE_INTEGER,
+    delayMs: (attempt) =>
+      isRetryable(attempt) ? delayOf(attempt.kind === "response" ? attempt : {}) : undefined,
     onRetry: (attempt, retry, delayMs) =>
       options.onRetry?.({ batch, attempt: retry, delayMs, reason: describeFailure(attempt) }),
     sleep: options.sleep,

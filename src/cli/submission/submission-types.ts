@@ -57,7 +57,10 @@ export type SubmitBatchesOptions = {
   batchSize?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
-  /** Retries per batch after the first attempt (429, 408, 5xx, network errors). Default 4. */
+  /**
+   * Retries per batch after the first attempt (429, 408, 5xx, network errors). Default 4.
+   * A 409 (the batch's Idempotency-Key in flight) is retried apart, for the key's lease.
+   */
   maxRetries?: number;
   /** Per-attempt timeout. Default 60 s. */
   timeoutMs?: number;
