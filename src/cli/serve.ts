@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { PassThrough } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
 import { httpUrl, loadConfig } from "../config.js";
 import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
 import {
@@ -51,18 +52,10 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
     await system.close();
     throw error;
   }
-  const deliveries = system.startWebhookDeliveries({
-    onError: (error) => app.log.error({ err: error }, "webhook delivery job"),
-  });
-  const purge = startIdempotencyPurge({
-    purge: system.services.purgeIdempotencyKeys,
-    intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
-    onError: (error) => app.log.warn({ err: error }, "idempotency key purge failed"),
-  });
+  const jobs = startJobs(system, app.log);
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : options.port;
   const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  system.webhookEventProducer.start((err) => app.log.error({ err }, "webhook events pass failed"));
   // Handlers first: a supervisor may send SIGTERM as soon as it reads the line below.
   const stopped = new Promise<void>((resolve) => {
     const stop = async () => {
@@ -77,9 +70,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       }
       await app.close(); // stops accepting, lets requests in flight finish
       metricsServer?.close();
-      await system.webhookEventProducer.stop();
-      await deliveries.stop(); // lets attempts in flight end and records them
-      await purge.stop();
+      await jobs.stop();
       await system.close();
       resolve();
     };
@@ -89,6 +80,26 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   announce(io, base, config.webhooks.allowInsecure, options.demo === true);
   announceMetrics(io, metricsServer, base, config.metrics.token !== undefined);
   await stopped;
+}
+
+/** The background jobs of `serve`: webhook deliveries and events, the Idempotency-Key purge. */
+function startJobs(system: System, log: FastifyBaseLogger) {
+  const deliveries = system.startWebhookDeliveries({
+    onError: (error) => log.error({ err: error }, "webhook delivery job"),
+  });
+  const purge = startIdempotencyPurge({
+    purge: system.services.purgeIdempotencyKeys,
+    intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
+    onError: (error) => log.warn({ err: error }, "idempotency key purge failed"),
+  });
+  system.webhookEventProducer.start((err) => log.error({ err }, "webhook events pass failed"));
+  return {
+    async stop() {
+      await system.webhookEventProducer.stop();
+      await deliveries.stop(); // lets attempts in flight end and records them
+      await purge.stop();
+    },
+  };
 }
 
 /** The lines `serve` prints once it listens (the first is the one scripts wait for). */

@@ -69,19 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       .send(errorBody(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
   );
 
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
-  });
-  if (options.metrics !== undefined) observeRequests(app, options.metrics.metrics);
-  securityHeaders(app);
-  closeConnectionsWhileDraining(app, options.draining);
-  idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
-  limitRequestsPerAddress(app, {
-    perMinute: http.rateLimitPerAddressPerMinute,
-    healthProbesPerMinute: http.healthProbesPerAddressPerMinute,
-    counters: options.rateCounters,
-  });
-  shedLoadAbove(app, http.maxInFlightRequests);
+  addRequestHooks(app, options);
 
   // Routes declare Zod schemas: they validate queries, check responses and, collected by
   // @fastify/swagger (registered before any route), make the OpenAPI document.
@@ -114,6 +102,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(dashboardRoutes(services, http), { prefix: "/app" });
   return app;
+}
+
+/** What every request goes through before its route: ids, metrics, headers and limits. */
+function addRequestHooks(app: FastifyInstance, options: AppOptions): void {
+  const { http } = options;
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  if (options.metrics !== undefined) observeRequests(app, options.metrics.metrics);
+  securityHeaders(app);
+  closeConnectionsWhileDraining(app, options.draining);
+  idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
+  limitRequestsPerAddress(app, {
+    perMinute: http.rateLimitPerAddressPerMinute,
+    healthProbesPerMinute: http.healthProbesPerAddressPerMinute,
+    counters: options.rateCounters,
+  });
+  shedLoadAbove(app, http.maxInFlightRequests);
 }
 
 /** Once draining, each answer closes its connection: keep-alive clients move to other nodes. */
