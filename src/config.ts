@@ -51,7 +51,8 @@ const environmentSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
   // Several nodes (README "Several nodes"): where rate limits count, how long a stopping
   // process answers 503 on /readyz while serving on, which proxies' X-Forwarded-For is believed.
-  RATE_LIMIT_STORE: z.enum(["memory", "database"]).default("memory"),
+  RATE_LIMIT_STORE: z.enum(["memory", "database", "redis"]).optional(),
+  REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().nonnegative().default(0),
   TRUST_PROXY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
   REFERENCE_DATA_CHECK_MS: z.coerce.number().int().nonnegative().default(1_000),
@@ -107,8 +108,10 @@ export type Config = {
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   http: HttpConfig;
   referenceDataCheckMs: number;
-  /** `database`: rate limits are the whole cluster's (one statement per counted request). */
-  rateLimitStore: "memory" | "database";
+  /** `database`, `redis`: rate limits are the whole cluster's (one call per counted request). */
+  rateLimitStore: "memory" | "database" | "redis";
+  /** `REDIS_URL`: where `redis` rate limits count. */
+  redisUrl?: string;
   /** After SIGTERM: `/readyz` answers 503 this long, requests still served, before closing. */
   shutdownDrainMs: number;
   coinGecko: { baseUrl?: string; apiKey?: string; keyType: "demo" | "pro" };
@@ -215,7 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       trustProxy: e.TRUST_PROXY,
     },
     referenceDataCheckMs: e.REFERENCE_DATA_CHECK_MS,
-    rateLimitStore: e.RATE_LIMIT_STORE,
+    ...rateLimitStoreOf(e),
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     coinGecko: {
       baseUrl: e.COINGECKO_BASE_URL,
@@ -256,4 +259,13 @@ function databaseConfig(e: z.infer<typeof environmentSchema>): DatabaseConfig {
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
   };
+}
+
+/** RATE_LIMIT_STORE, by default `redis` when REDIS_URL is set (README "Several nodes"). */
+function rateLimitStoreOf(e: z.infer<typeof environmentSchema>) {
+  const store = e.RATE_LIMIT_STORE ?? (e.REDIS_URL === undefined ? "memory" : "redis");
+  if (store === "redis" && e.REDIS_URL === undefined) {
+    throw new ConfigError("invalid environment: RATE_LIMIT_STORE=redis needs REDIS_URL");
+  }
+  return { rateLimitStore: store, redisUrl: e.REDIS_URL };
 }

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
-import { localCounters, sharedCounters } from "./http/abuse/rate-counters.js";
+import { localCounters, type RateCounters, sharedCounters } from "./http/abuse/rate-counters.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
@@ -13,6 +13,7 @@ import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { createRateLimitStore } from "./store/rate-limit-store.js";
+import { createRedisRateLimitStore } from "./store/redis-rate-limit-store.js";
 import { createStores, type Stores } from "./store/stores.js";
 
 /**
@@ -62,10 +63,7 @@ export async function createSystem(
     reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
-  const rateCounters =
-    config.rateLimitStore === "database"
-      ? sharedCounters(createRateLimitStore(database.db))
-      : localCounters;
+  const { rateCounters, closeRateCounters } = await rateCountersOf(config, database);
   /** The HTTP API over these services (not listening yet). */
   const exposure = metrics && { metrics, token: config.metrics.token };
   const http = (logger: AppOptions["logger"], draining?: () => boolean) =>
@@ -90,11 +88,25 @@ export async function createSystem(
       pollMs: config.webhookEventsPollMs,
       now,
     }),
-    close: () => database.close(),
+    close: () => closeRateCounters().then(() => database.close()),
   };
 }
 
 export type System = Awaited<ReturnType<typeof createSystem>>;
+
+/** Where rate limits count: this process's memory, the database or Redis (RATE_LIMIT_STORE). */
+async function rateCountersOf(config: Config, database: Database) {
+  if (config.rateLimitStore === "redis" && config.redisUrl !== undefined) {
+    const redis = createRedisRateLimitStore({ url: config.redisUrl });
+    await redis.ready();
+    return { rateCounters: sharedCounters(redis.windows), closeRateCounters: redis.close };
+  }
+  const rateCounters: RateCounters =
+    config.rateLimitStore === "database"
+      ? sharedCounters(createRateLimitStore(database.db))
+      : localCounters;
+  return { rateCounters, closeRateCounters: async () => {} };
+}
 
 /** Opens the configured database and applies pending migrations. */
 async function openMigrated(config: Config): Promise<{ database: Database; applied: string[] }> {
