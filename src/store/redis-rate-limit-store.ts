@@ -2,9 +2,8 @@ import { Redis } from "ioredis";
 import type { StoredWindow } from "./rate-limit-store.js";
 
 // One round trip per counted request: the first count of a window sets its expiry, so the
-// window is timed by Redis's clock and ends by itself (nothing to sweep). A key left without
-// an expiry (a failure between the two calls cannot happen in a script; this is a safety net)
-// gets one.
+// window is timed by Redis's clock and ends by itself (nothing to sweep). A key found without
+// an expiry (set by hand, or by another client) gets one rather than counting forever.
 const HIT = `
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
