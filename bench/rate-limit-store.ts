@@ -1,22 +1,23 @@
 /**
  * `npm run bench:rate-limit-store`: the per-request cost of a rate limit shared by several
  * nodes (README "Several nodes"): one counted request in PostgreSQL (the statement of
- * store/rate-limit-store.ts, on an unlogged table) beside the same in Redis (INCR and PEXPIRE NX
- * in one round trip) and beside the in-memory counter, alternating in rounds so that the
+ * store/rate-limit-store.ts, on an unlogged table) beside the same in Redis (the script of
+ * store/redis-rate-limit-store.ts: INCR, PEXPIRE on the first count, PTTL in one round trip) and
+ * beside the in-memory counter, alternating in rounds so that the
  * machine's other load falls on all alike. Redis is optional (REDIS_URL, default
  * redis://127.0.0.1:6379): without it only PostgreSQL and memory are measured.
  */
 
 import { randomBytes } from "node:crypto";
-import { connect, type Socket } from "node:net";
 import pg from "pg";
 import { localCounters } from "../src/http/abuse/rate-counters.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createRateLimitStore } from "../src/store/rate-limit-store.js";
+import { createRedisRateLimitStore } from "../src/store/redis-rate-limit-store.js";
 
 const ADMIN = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const REDIS = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ROUNDS = 10;
 const HITS = Number(process.env.HITS ?? 500);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
@@ -28,37 +29,21 @@ async function admin(statement: string) {
   await client.end();
 }
 
-/** A minimal RESP client: one pipelined INCR + PEXPIRE NX per hit (what a Redis store would send). */
-async function redisClient(): Promise<((key: string) => Promise<number>) | undefined> {
-  const socket: Socket = connect(Number(REDIS.port || 6379), REDIS.hostname);
-  const ok = await new Promise<boolean>((resolve) => {
-    socket.once("connect", () => resolve(true));
-    socket.once("error", () => resolve(false));
+/** The Redis store of src/store/redis-rate-limit-store.ts, or undefined when Redis does not answer. */
+async function redisStore() {
+  const store = createRedisRateLimitStore({
+    url: REDIS,
+    keyPrefix: `tr:bench:${randomBytes(4).toString("hex")}:`,
+    commandTimeoutMs: 5_000,
   });
-  if (!ok) return undefined;
-  const waiting: ((line: string) => void)[] = [];
-  let buffer = "";
-  socket.on("data", (d: Buffer) => {
-    buffer += d.toString();
-    let end = buffer.indexOf("\r\n");
-    while (end >= 0) {
-      const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      waiting.shift()?.(line);
-      end = buffer.indexOf("\r\n");
-    }
-  });
-  const cmd = (...args: string[]) =>
-    `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
-  return (key) =>
-    new Promise((resolve) => {
-      let count = 0;
-      waiting.push((line) => {
-        count = Number(line.slice(1));
-      });
-      waiting.push(() => resolve(count));
-      socket.write(cmd("INCR", key) + cmd("PEXPIRE", key, "60000", "NX"));
-    });
+  await store.ready();
+  const answers = await store.windows.hit("probe", "probe", 1_000).then(
+    () => true,
+    () => false,
+  );
+  if (answers) return store;
+  await store.close();
+  return undefined;
 }
 
 async function timed(hit: (i: number) => Promise<unknown>): Promise<number> {
@@ -86,15 +71,17 @@ const database = await openDatabase({
 try {
   await migrate(database.db);
   const store = createRateLimitStore(database.db);
-  const redis = await redisClient();
+  const redis = await redisStore();
   const memory = localCounters("key", 1_000_000, 60_000);
   const totals: Record<string, number[]> = { postgres: [], redis: [], memory: [] };
   const keys = 50; // budgets hit in turn: several API keys at once
   for (let round = 0; round < ROUNDS; round++) {
     totals.postgres?.push(await timed((i) => store.hit("key", `k${i % keys}`, 60_000)));
-    if (redis !== undefined) totals.redis?.push(await timed((i) => redis(`rl:key:k${i % keys}`)));
+    if (redis !== undefined)
+      totals.redis?.push(await timed((i) => redis.windows.hit("key", `k${i % keys}`, 60_000)));
     totals.memory?.push(await timed((i) => memory.hit(`k${i % keys}`)));
   }
+  await redis?.close();
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
   for (const [store, rounds] of Object.entries(totals)) {
     if (rounds.length === 0) continue;
@@ -106,5 +93,3 @@ try {
   await database.close();
   await admin(`drop database if exists ${name} with (force)`);
 }
-// The Redis socket stays open: end here.
-process.exit(0);

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
-import { localCounters, sharedCounters } from "./http/abuse/rate-counters.js";
+import { localCounters, type RateCounters, sharedCounters } from "./http/abuse/rate-counters.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
@@ -9,11 +9,13 @@ import { createWebhookEventProducer } from "./jobs/webhook-event-producer.js";
 import { createMetrics, type Metrics, type MetricsSources } from "./metrics/metrics.js";
 import { createAdminServices } from "./services/admin.js";
 import { createServices } from "./services/index.js";
+import type { SubmissionMeter } from "./services/submission-meter.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { createRateLimitStore } from "./store/rate-limit-store.js";
 import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
+import { createRedisRateLimitStore } from "./store/redis-rate-limit-store.js";
 import { createStores, type Stores } from "./store/stores.js";
 
 /**
@@ -57,24 +59,13 @@ export async function createSystem(
     stores,
     options.replicaLagSeconds ?? (database.replica && replicaLagOf(reads)),
   );
-  const services = createServices(stores, {
-    referenceDataCheckMs: config.referenceDataCheckMs,
-    now,
-    reportDeadlineUtc: config.reportDeadlineUtc,
-    webhooks: config.webhooks,
-    dashboardSessions: config.dashboardSessions,
-    submissionMeter: metrics?.submissions,
-    reads,
-  });
+  const services = servicesOf(config, stores, { now, reads, meter: metrics?.submissions });
   const admin = createAdminServices(stores, {
     now,
     reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
-  const rateCounters =
-    config.rateLimitStore === "database"
-      ? sharedCounters(createRateLimitStore(database.db))
-      : localCounters;
+  const { rateCounters, closeRateCounters } = await rateCountersOf(config, database);
   /** The HTTP API over these services (not listening yet). */
   const exposure = metrics && { metrics, token: config.metrics.token };
   const http = (logger: AppOptions["logger"], draining?: () => boolean) =>
@@ -99,11 +90,28 @@ export async function createSystem(
       pollMs: config.webhookEventsPollMs,
       now,
     }),
-    close: () => database.close(),
+    close: () => closeRateCounters().then(() => database.close()),
   };
 }
 
 export type System = Awaited<ReturnType<typeof createSystem>>;
+
+/** The use cases, configured: deadlines, webhook policy, sessions, reads and the meter. */
+function servicesOf(
+  config: Config,
+  stores: Stores,
+  wiring: { now: () => Date; reads: ReadRouting; meter: SubmissionMeter | undefined },
+) {
+  return createServices(stores, {
+    referenceDataCheckMs: config.referenceDataCheckMs,
+    now: wiring.now,
+    reportDeadlineUtc: config.reportDeadlineUtc,
+    webhooks: config.webhooks,
+    dashboardSessions: config.dashboardSessions,
+    submissionMeter: wiring.meter,
+    reads: wiring.reads,
+  });
+}
 
 /** Reads on DATABASE_READ_URL's replica when there is one (README "Read replica"). */
 function readRoutingOf(
@@ -140,6 +148,20 @@ async function migrateDirectly(url: string, config: Config): Promise<string[]> {
   } finally {
     await direct.close();
   }
+}
+
+/** Where rate limits count: this process's memory, the database or Redis (RATE_LIMIT_STORE). */
+async function rateCountersOf(config: Config, database: Database) {
+  if (config.rateLimitStore === "redis" && config.redisUrl !== undefined) {
+    const redis = createRedisRateLimitStore({ url: config.redisUrl });
+    await redis.ready();
+    return { rateCounters: sharedCounters(redis.windows), closeRateCounters: redis.close };
+  }
+  const rateCounters: RateCounters =
+    config.rateLimitStore === "database"
+      ? sharedCounters(createRateLimitStore(database.db))
+      : localCounters;
+  return { rateCounters, closeRateCounters: async () => {} };
 }
 
 /** Opens the configured database and applies pending migrations. */
