@@ -76,11 +76,11 @@ describe("the reports page", () => {
     const listed = tableRows(page.body, `Reports (${api.totalCount} matching)`);
     expect(listed).toHaveLength(5);
     expect(listed[0]).toBe(
-      "2025-03-05 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible",
+      "2025-03-05 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible | None",
     );
     const paged = await acme.get("/app/reports?baseCoinId=uniswap&pageSize=2&page=3");
     expect(tableRows(paged.body, "Reports (5 matching)")).toEqual([
-      "2025-03-01 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible",
+      "2025-03-01 | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible | None",
     ]);
     expect(paged.body).toContain("Page 3 of 3");
     expect(paged.body).toContain(

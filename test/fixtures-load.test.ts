@@ -393,8 +393,11 @@ describe("migrations", () => {
       const declared = new Set(["schema_migrations", ...TABLES]);
       for (const file of files) {
         const text = await readFile(new URL(`../migrations/${file}`, import.meta.url), "utf8");
-        for (const m of text.matchAll(/create table (?:if not exists )?(\w+)/gi)) {
+        for (const m of text.matchAll(/create (?:unlogged )?table (?:if not exists )?(\w+)/gi)) {
           declared.add(String(m[1]).toLowerCase());
+        }
+        for (const m of text.matchAll(/drop table (?:if exists )?(\w+)/gi)) {
+          declared.delete(String(m[1]).toLowerCase());
         }
       }
       const tables = await sql<{ table_name: string }>`

@@ -40,7 +40,7 @@ for (const backend of backends) {
     it("delivers an event whose attempt was cut by kill -9 after the restart, same webhook-id", async () => {
       const seedFile = writeSeed(dir, baseFixture());
       const { env: dbEnv, tearDown } = await backend.setUp();
-      const path = `/crash-${backend.name}`;
+      const path = `/crash-${backend.name.replace(/\W+/g, "-")}`;
       const env = {
         ...dbEnv,
         WEBHOOK_ALLOW_INSECURE: "true",
