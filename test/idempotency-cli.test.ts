@@ -173,14 +173,14 @@ describe("trading-reports submit while a batch's Idempotency-Key is in flight", 
     const data = records(2);
     const clock = waits();
     // The earlier attempt's lease runs out just before the minute is over.
-    const fetchStub = keyInFlight(() => clock.total() < IDEMPOTENCY_LEASE_MS - 1_000);
+    const serverWithKeyInFlight = keyInFlight(() => clock.total() < IDEMPOTENCY_LEASE_MS - 1_000);
     const result = await submitBatches({
       url: proxy.url,
       key: KEYS.acme,
       version: "v2",
       dryRun: false,
       records: data,
-      fetch: fetchStub,
+      fetch: serverWithKeyInFlight,
       sleep: clock.sleep,
     });
     expect(result).toMatchObject({ created: 2, failedBatches: [] });
