@@ -100,9 +100,7 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     expect(await visit.tableRows("Depth at 200 bps, by day")).toEqual(DEPTH_200_ROWS);
     expect((await visit.tableRows("Bid-ask spread, by day"))[5]).toBe("2025-03-06 | 0.16 | 0.5");
     // The day whose report carries a quality flag, in words.
-    expect(await visit.tableRows("Flagged days (1)")).toEqual([
-      "2025-03-03 | Total depth is not bid + ask",
-    ]);
+    expect(await visit.tableRows("Flagged days (1)")).toEqual(["2025-03-03 | Total ≠ bid + ask"]);
     await visit.check(kind === "market maker" ? "market" : undefined);
     await visit.close();
   });

@@ -113,7 +113,7 @@ describeInBrowser("the market-maker and operator pages in Chromium", () => {
         ["05", "04", "03", "02", "01"].map(
           (d) =>
             `2025-03-${d} | Binance | UNI | tether | 6,000 | 6,100 | 0.25 | 42.5 | eligible | ${
-              d === "03" ? "Total depth is not bid + ask" : "None"
+              d === "03" ? "Total ≠ bid + ask" : "None"
             }`,
         ),
       );

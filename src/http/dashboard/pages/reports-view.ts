@@ -54,7 +54,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 <td class="num">${number(item.bidDepth200)}</td><td class="num">${number(item.askDepth200)}</td>
 <td class="num">${number(item.bidAskSpread)}</td><td class="num">${number(item.topOfBookPercentage)}</td>
 <td>${item.eligibilityReason ?? "eligible"}</td>
-<td>${qualityFlagsText(item.qualityFlags)}</td>
+<td class="flags">${qualityFlagsText(item.qualityFlags)}</td>
 </tr>`;
 }
 

@@ -1,11 +1,14 @@
 import type { QualityFlag } from "../../../domain/quality.js";
 
-/** Each quality flag (CONTRACT section 6) in words, for the dashboard's tables. */
+/**
+ * Each quality flag (CONTRACT section 6) in a few words, short enough for a table column at
+ * 1280 px (README "Data quality" says what each one means).
+ */
 const WORDS: Record<QualityFlag, string> = {
-  depth_not_monotonic: "Depth shrinks at a wider band",
-  total_depth_mismatch: "Total depth is not bid + ask",
-  maker_tob_exceeds_maker: "Maker volume at top of book above all maker volume",
-  exceeds_public_depth: "Depth ±2 % above the public order book",
+  depth_not_monotonic: "Depth shrinks at wider band",
+  total_depth_mismatch: "Total ≠ bid + ask",
+  maker_tob_exceeds_maker: "Maker top of book > maker",
+  exceeds_public_depth: "Above public book ±2 %",
 };
 
 /** The flags in words, separated by semicolons; "None" without any. */
