@@ -65,11 +65,22 @@ export async function createSystem(
     reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
-  const { rateCounters, closeRateCounters } = await rateCountersOf(config, database);
+  // Opened with the first HTTP API only: a CLI command that serves nothing never connects to Redis.
+  let counters: ReturnType<typeof rateCountersOf> | undefined;
   /** The HTTP API over these services (not listening yet). */
   const exposure = metrics && { metrics, token: config.metrics.token };
-  const http = (logger: AppOptions["logger"], draining?: () => boolean) =>
-    buildApp({ services, http: config.http, logger, metrics: exposure, rateCounters, draining });
+  const http = async (logger: AppOptions["logger"], draining?: () => boolean) => {
+    counters ??= rateCountersOf(config, database);
+    const { rateCounters } = await counters;
+    return buildApp({
+      services,
+      http: config.http,
+      logger,
+      metrics: exposure,
+      rateCounters,
+      draining,
+    });
+  };
   return {
     config,
     database,
@@ -90,7 +101,10 @@ export async function createSystem(
       pollMs: config.webhookEventsPollMs,
       now,
     }),
-    close: () => closeRateCounters().then(() => database.close()),
+    close: async () => {
+      if (counters !== undefined) await (await counters).closeRateCounters();
+      await database.close();
+    },
   };
 }
 

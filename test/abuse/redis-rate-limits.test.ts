@@ -7,6 +7,7 @@ import { buildApp } from "../../src/http/app.js";
 import { createRedisRateLimitStore } from "../../src/store/redis-rate-limit-store.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { KEYS } from "../helpers/fixture.js";
+import { startMetricsSystem } from "../helpers/metrics.js";
 
 /**
  * RATE_LIMIT_STORE=redis: two apps (two nodes) on one Redis (REDIS_URL, default the local one)
@@ -93,6 +94,28 @@ describe("rate limits shared through Redis", () => {
       expect(await statusesOf([app], 5)).toEqual([200, 200, 200, 200, 429]);
     } finally {
       await app.close();
+    }
+  });
+
+  it("is connected to only once the HTTP API is built: other CLI commands never open it", async () => {
+    let connections = 0;
+    const listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    const port = await new Promise<number>((resolve) =>
+      listener.listen(0, "127.0.0.1", () => resolve((listener.address() as { port: number }).port)),
+    );
+    const { system } = await startMetricsSystem({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(connections).toBe(0);
+      const app = await system.http(false);
+      await app.close();
+      expect(connections).toBeGreaterThan(0);
+    } finally {
+      await system.close();
+      listener.close();
     }
   });
 
