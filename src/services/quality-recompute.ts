@@ -10,31 +10,56 @@ const TARGET_MS = 200;
 const FIRST_BATCH = 5_000;
 const MIN_BATCH = 500;
 const MAX_BATCH = 100_000;
+/**
+ * Ranges run on this many connections at once: a range's time is partly waiting for the disk
+ * and for WAL flushes, which another range's CPU work can fill.
+ */
+const WALKERS = 2;
 
 export type RecomputeResult = { changed: number; batches: number };
 
 /**
  * Recomputes `exceeds_public_depth` of every report (or of those of `days`), walking the
- * reports by id in ranges, each range its own short statement.
+ * reports by id in ranges, each range its own short statement. The walkers take ranges from
+ * one shared cursor, so each id is in exactly one range whatever sizes they pick.
  */
 export async function recomputePublicDepthFlags(
   stores: Pick<Stores, "qualityDepth">,
-  options: { days?: MarketDay[]; targetMs?: number } = {},
+  options: { days?: MarketDay[]; targetMs?: number; walkers?: number } = {},
 ): Promise<RecomputeResult> {
   const range = await stores.qualityDepth.reportIdRange();
   const result = { changed: 0, batches: 0 };
   if (range === undefined) return result;
-  let size = FIRST_BATCH;
-  for (let from = range.min; from <= range.max; ) {
-    const started = performance.now();
-    result.changed += await stores.qualityDepth.recomputeRange(from, from + size, options.days);
-    result.batches++;
-    // The next range starts where this one ended, whatever size the next one gets.
-    from += size;
-    const elapsed = Math.max(1, performance.now() - started);
-    // Grows at most twofold a step: one quick range says little about the next.
-    const next = Math.min(size * 2, (size * (options.targetMs ?? TARGET_MS)) / elapsed);
-    size = Math.round(Math.min(MAX_BATCH, Math.max(MIN_BATCH, next)));
-  }
+  let next = range.min;
+  let failed = false;
+  const walk = async () => {
+    let size = FIRST_BATCH;
+    while (next <= range.max && !failed) {
+      // Claimed before awaiting: the other walker goes on from where this range ends.
+      const from = next;
+      next += size;
+      const started = performance.now();
+      let changed: number;
+      try {
+        changed = await stores.qualityDepth.recomputeRange(from, from + size, options.days);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+      // Added after the await: `result.changed += await …` would read the sum before it and
+      // lose what the other walker added meanwhile.
+      result.changed += changed;
+      result.batches++;
+      const elapsed = Math.max(1, performance.now() - started);
+      // Grows at most twofold a step: one quick range says little about the next.
+      const target = (size * (options.targetMs ?? TARGET_MS)) / elapsed;
+      size = Math.round(Math.min(MAX_BATCH, Math.max(MIN_BATCH, Math.min(size * 2, target))));
+    }
+  };
+  // Settles only once every walker has stopped: no statement outlives the call.
+  const walkers = await Promise.allSettled(
+    Array.from({ length: options.walkers ?? WALKERS }, walk),
+  );
+  for (const walker of walkers) if (walker.status === "rejected") throw walker.reason;
   return result;
 }
