@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays, wholeMonthsWithin } from "../src/domain/dates.js";
+import { openDatabase } from "../src/store/database.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
 
 let t: TestApp;
@@ -101,4 +103,60 @@ describe("totalCount", () => {
     ).json().totalCount;
     expect(after).toBe(before);
   });
+
+  it("stays exact when batches of one organization are stored at once", async () => {
+    const batch = (offset: number) =>
+      Array.from({ length: 40 }, (_, d) => v2Record({ date: addDays("2023-03-01", offset + d) }));
+    const answers = await Promise.all(
+      [0, 40, 80, 120].map((offset) =>
+        t.request({
+          method: "POST",
+          url: "/api/v2/report",
+          key: KEYS.acme,
+          payload: { data: batch(offset) },
+        }),
+      ),
+    );
+    for (const a of answers) expect(a.json()).toEqual({ createdCount: 40, updatedCount: 0 });
+    expect(await countsByMonth()).toEqual(await reportsByMonth());
+  });
+
+  // Another batch of the organization in flight holds shard 0: this one adds to shard 1.
+  it.runIf(onPostgres)("adds to a shard no other batch of the organization holds", async () => {
+    const other = await openDatabase(t.database.config);
+    try {
+      await other.db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(1900021, hashtext('acme') & -8)`.execute(trx);
+        const r = await t.request({
+          method: "POST",
+          url: "/api/v2/report",
+          key: KEYS.acme,
+          payload: { data: [v2Record({ date: "2022-06-15" })] },
+        });
+        expect(r.json()).toEqual({ createdCount: 1, updatedCount: 0 });
+      });
+    } finally {
+      await other.close();
+    }
+    const shards = await sql<{ shard: number; n: number }>`
+      select shard, n::int as n from report_month_counts
+      where organization_id = 'acme' and month = '2022-06-01'`.execute(t.database.db);
+    expect(shards.rows).toEqual([{ shard: 1, n: 1 }]);
+    expect(await countsByMonth()).toEqual(await reportsByMonth());
+  });
 });
+
+/** The month counts summed over their shards, and the same counted from the reports. */
+async function countsByMonth() {
+  const r = await sql<{ coin: string; month: string; n: number }>`
+    select base_coin_id as coin, month::text as month, sum(n)::int as n from report_month_counts
+    where organization_id = 'acme' group by 1, 2 order by 1, 2`.execute(t.database.db);
+  return r.rows;
+}
+
+async function reportsByMonth() {
+  const r = await sql<{ coin: string; month: string; n: number }>`
+    select base_coin_id as coin, date_trunc('month', date)::date::text as month, count(*)::int as n
+    from reports where organization_id = 'acme' group by 1, 2 order by 1, 2`.execute(t.database.db);
+  return r.rows;
+}

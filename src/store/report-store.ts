@@ -7,6 +7,7 @@ import {
   type Report,
   type SchemaVersion,
 } from "../domain/report.js";
+import { monthCountsSql } from "./month-count-shards.js";
 import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
 import * as completing from "./report-upsert-completion.js";
@@ -225,14 +226,7 @@ const upsertSql = (completion?: completing.CompletionSql) => `
     insert into report_versions (report_id, submission_id, recorded_at, ${values}, quality_flags)
     select id, $4::uuid, $6::timestamptz, ${values}, quality_flags from upserted
   ),
-  counted as (
-    insert into report_month_counts as c (organization_id, base_coin_id, month, n)
-    select $1::text, base_coin_id, date_trunc('month', date)::date, count(*)
-    from upserted where created
-    group by base_coin_id, date_trunc('month', date)
-    order by base_coin_id, date_trunc('month', date)
-    on conflict (organization_id, base_coin_id, month) do update set n = c.n + excluded.n
-  ),
+${monthCountsSql}
   submission as (
     insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
       record_count, created_count, updated_count, submitted_at, idempotency_key)
