@@ -17,12 +17,7 @@ import {
 import { MARKET_ORDER, owingOrganizations, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
 
-export type {
-  KpiCounts,
-  MarketScorecard,
-  ScorecardMedians,
-  ScoredMarket,
-} from "./scorecard-rows.js";
+export type { MarketScorecard, ScorecardMedians, ScoredMarket } from "./scorecard-rows.js";
 export type { ScorecardFilter };
 
 /** One obligation market on one day. */
