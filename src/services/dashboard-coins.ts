@@ -6,12 +6,7 @@ import type { OrganizationStore } from "../store/organization-store.js";
 import type { MarketScorecard, ScorecardMedians } from "../store/scorecard-store.js";
 import { engagedMakerName } from "./dashboard-scope.js";
 import type { ReferenceDataCache } from "./reference-data.js";
-import {
-  getScorecardMedians,
-  getScorecards,
-  type ScorecardDeps,
-  scorecardRange,
-} from "./scorecards.js";
+import { getScorecardsWithMedians, type ScorecardDeps, scorecardRange } from "./scorecards.js";
 
 /** The coin pages cover the scorecards' default 30 days unless asked, at most their 366. */
 export const COIN_PAGE_DAYS = { defaultDays: 30, maxDays: 366 };
@@ -85,11 +80,11 @@ export async function coinPage(
     throw new NotFoundError("Coin not found");
   const range = scorecardRange(query, deps.now(), COIN_PAGE_DAYS);
   const filter = { baseCoinId, ...range };
-  const [scorecards, medians, ref] = await Promise.all([
-    getScorecards(deps, scope, filter),
-    getScorecardMedians(deps, scope, filter, { perMarket: false }),
+  const [scorecards, ref] = await Promise.all([
+    getScorecardsWithMedians(deps, scope, filter, { perMarket: false }),
     deps.referenceData.current(),
   ]);
+  const { medians } = scorecards;
   const organizations = [...new Set(scorecards.items.map((s) => s.organizationId))];
   const makers = organizations.map((id) =>
     summaryOf(
@@ -111,11 +106,11 @@ export async function makerPage(
   const organizationName = await engagedMakerName(deps, caller, key, "Market maker not found");
   const range = scorecardRange(query, deps.now(), COIN_PAGE_DAYS);
   const filter = { ...key, ...range };
-  const [scorecards, medians, ref] = await Promise.all([
-    getScorecards(deps, scope, filter),
-    getScorecardMedians(deps, scope, filter, { perMarket: true }),
+  const [scorecards, ref] = await Promise.all([
+    getScorecardsWithMedians(deps, scope, filter, { perMarket: true }),
     deps.referenceData.current(),
   ]);
+  const { medians } = scorecards;
   const marketMedians = (s: MarketScorecard) =>
     medians.find(
       (m) =>

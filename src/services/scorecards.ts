@@ -9,7 +9,7 @@ import {
   type ScorecardQuery,
   type ScorecardsResponse,
 } from "../schemas/scorecards.js";
-import type { ScorecardFilter, ScorecardMedians } from "../store/scorecard-store.js";
+import type { ScorecardFilter } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
 
 export type ScorecardDeps = Pick<Stores, "scorecards"> & {
@@ -103,14 +103,17 @@ export async function getDailyScorecards(
 }
 
 /**
- * The dashboard's comparison of market makers (issue 14): medians of the reports the
- * scorecards of the same query judge, per organization and coin (and per obligation market).
+ * The dashboard's comparison of market makers (issue 14): the scorecards of a query with the
+ * medians of the reports they judge, per organization and coin (and per obligation market),
+ * read together.
  */
-export async function getScorecardMedians(
+export async function getScorecardsWithMedians(
   deps: ScorecardDeps,
   scope: ReadScope,
   query: ScorecardQuery,
   options: { perMarket: boolean },
-): Promise<ScorecardMedians[]> {
-  return deps.scorecards.medians(filterOf(deps, scope, query), options.perMarket);
+) {
+  const filter = filterOf(deps, scope, query);
+  const { markets, medians } = await deps.scorecards.marketsWithMedians(filter, options.perMarket);
+  return { dateGte: filter.dateGte, dateLte: filter.dateLte, items: markets, medians };
 }

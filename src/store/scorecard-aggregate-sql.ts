@@ -4,6 +4,7 @@ import {
   deadlineSql,
   foundCte,
   kpiBit,
+  kpiColumn,
   kpiFailed,
   MARKET_ORDER,
   periodsCte,
@@ -18,57 +19,87 @@ export function kpisOfMask(mask: number): { kpi: KpiName; i: number }[] {
 
 /**
  * A report's reported ±2 % depth ÷ public depth on one side (bid against the cost to move the
- * price 2 % down, ask against 2 % up), of the period market's reports with a public depth on
- * their day, as an array: the medians are taken per obligation market in `depth_shares`. A
- * public depth of 0 gives no share.
+ * price 2 % down, ask against 2 % up), when its day has a public depth above 0 (none, or 0,
+ * gives no share).
  */
-const shares = (reported: string, side: string) =>
-  `array_agg(r.${reported} / d.${side}) filter (where d.${side} > 0)`;
+const share = (reported: string, side: string) =>
+  `case when d.${side} > 0 then r.${reported} / d.${side} end`;
 
 /**
- * Per obligation market of a period (`pm`): its due reports counted by outcome, and their
- * depth shares (see `shares`).
+ * `judged`: each report of a due day that answers an obligation market (`found` matched to
+ * `periods`), reduced to what the counts need: its market's number, its outcomes as booleans
+ * (each KPI judged once), its depth shares (and, for `medians`, the metrics they are taken
+ * of). `offset 0` evaluates them here, so that the
+ * rows sorted for the medians are narrow.
  */
-function countsByPeriodMarket(f: ScorecardFilter, kpis: { kpi: KpiName; i: number }[]) {
+function judgedReports(f: ScorecardFilter, kpis: { kpi: KpiName; i: number }[], medians: boolean) {
   const failed = kpis.map(({ kpi }) => kpiFailed(kpi));
   const anyFailed = failed.length === 0 ? "false" : failed.join(" or ");
-  const missed = kpis.map(({ i }, k) => `count(*) filter (where ${failed[k]}) as missed_${i}`);
-  return sql`by_pm as (
-    select p.pm, count(*) as reported,
-      count(*) filter (where r.created_at > ${deadlineSql("r.date", f)}) as late,
-      count(*) filter (where r.eligibility_status = 'eligible') as eligible,
-      count(*) filter (where r.quality_flags <> 0) as flagged,
-      count(*) filter (where not (${sql.raw(anyFailed)})) as met
-      ${sql.raw(missed.map((m) => `, ${m}`).join(""))},
-      ${sql.raw(shares("bid_depth_200", "cost_to_move_down_usd"))} as bid_shares,
-      ${sql.raw(shares("ask_depth_200", "cost_to_move_up_usd"))} as ask_shares
+  const perKpi = kpis.map(
+    ({ kpi, i }, k) =>
+      `, ${failed[k]} as missed_${i}, p.${kpiColumn(kpi)} is not null as judged_${i}`,
+  );
+  return sql`judged as (
+    select p.organization_coin, p.market, r.created_at > ${deadlineSql("r.date", f)} as late,
+      r.eligibility_status = 'eligible' as eligible, r.quality_flags <> 0 as flagged,
+      not (${sql.raw(anyFailed)}) as met ${sql.raw(perKpi.join(""))},
+      ${sql.raw(share("bid_depth_200", "cost_to_move_down_usd"))} as bid_share,
+      ${sql.raw(share("ask_depth_200", "cost_to_move_up_usd"))} as ask_share
+      ${medians ? sql`, r.bid_depth_200, r.ask_depth_200, r.bid_ask_spread` : sql``}
     from found r join periods p on ${REPORT_MATCHES_PERIOD}
-    left join public_depth d on d.exchange_id = r.exchange_id and d.base_coin_id = r.base_coin_id
-      and d.quote_key = r.quote_key and d.instrument_type = r.instrument_type
-      and d.day = r.date and d.by_coin = (r.quote_coin_id is not null)
-    group by p.pm
+    left join public_depth d on d.depth_market = p.depth_market and d.day = r.date
+      and d.by_coin = (r.quote_coin_id is not null)
+    offset 0
   )`;
 }
 
-const P_MARKET = "p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type";
+const median = (column: string) =>
+  `percentile_cont(0.5) within group (order by ${column}) as median_${column}`;
+const MEDIANS = sql.raw(
+  `, ${["bid_depth_200", "ask_depth_200", "bid_ask_spread"].map(median).join(", ")}`,
+);
 
 /**
- * `public_depth`: the public depth of each obligation market in scope on each day of its
- * periods, keyed as a report finds it (as `publicDepthOf` in quality-sql.ts does): the
- * `by_coin` rows by quote coin id, for reports that name one (that coin's first quote symbol),
- * the others by quote symbol. Two index range scans per market, hash-joined to the reports by
- * market and day in `by_pm`: one index probe per report doubled the scorecard's time.
+ * `by_market`: per obligation market, its judged reports counted by outcome and the median of
+ * each side's depth share, in one sorted pass (a KPI's met days are the reports its periods
+ * judge on it less its missed ones). With `medians`, also the medians a project compares
+ * market makers by (issue 14), per market and (rows without a market) per organization and
+ * coin: the same sorted pass rolls them up, so that the dashboard reads the reports once.
+ */
+function countsByMarket(kpis: { kpi: KpiName; i: number }[], medians: boolean) {
+  const perKpi = kpis.map(
+    ({ i }) => `, count(*) filter (where judged_${i} and not missed_${i}) as met_${i},
+      count(*) filter (where missed_${i}) as missed_${i}`,
+  );
+  return sql`by_market as (
+    select ${medians ? sql`organization_coin, ` : sql``}market, count(*) as reported, count(*) filter (where late) as late,
+      count(*) filter (where eligible) as eligible, count(*) filter (where flagged) as flagged,
+      count(*) filter (where met) as met ${sql.raw(perKpi.join(""))},
+      percentile_cont(0.5) within group (order by bid_share) as bid_share,
+      percentile_cont(0.5) within group (order by ask_share) as ask_share
+      ${medians ? MEDIANS : sql``}
+    from judged group by ${medians ? sql`organization_coin, rollup (market)` : sql`market`}
+  )`;
+}
+
+/**
+ * `public_depth`: the public depth of each exchange market in scope (`depth_market`) on each
+ * day of its periods, keyed as a report finds it (as `publicDepthOf` in quality-sql.ts does):
+ * the `by_coin` rows by quote coin id, for reports that name one (that coin's first quote
+ * symbol), the others by quote symbol. Two index range scans per market, hash-joined to the
+ * reports by market number and day in `judged`: one index probe per report doubled the
+ * scorecard's time.
  */
 function publicDepthCte() {
   const sameMarket = `d.exchange_id = m.exchange_id and d.base_coin_id = m.base_coin_id
       and d.instrument_type = m.instrument_type and d.day between m.first_day and m.last_day`;
   return sql`markets as (
-    select exchange_id, base_coin_id, quote_key, instrument_type,
+    select depth_market, exchange_id, base_coin_id, quote_key, instrument_type,
       min(first_day) as first_day, max(last_day) as last_day
-    from periods group by exchange_id, base_coin_id, quote_key, instrument_type
+    from periods group by depth_market, exchange_id, base_coin_id, quote_key, instrument_type
   ),
   public_depth as materialized (
-    select m.exchange_id, m.base_coin_id, m.quote_key, m.instrument_type, d.*
+    select m.depth_market, d.*
     from markets m cross join lateral (
       (select distinct on (d.day) d.day, true as by_coin, d.cost_to_move_up_usd,
         d.cost_to_move_down_usd
@@ -81,36 +112,29 @@ function publicDepthCte() {
   )`;
 }
 
-/**
- * Per obligation market: the median, over its due reported days that have a public depth, of
- * each side's depth share (collected per period market in `by_pm`, so that the reports are
- * read and joined once). The period markets are put in order before their shares are
- * unnested: each market's shares are then sorted on their own, never all of them together.
- */
-const DEPTH_SHARES = sql`depth_shares as (
-    select ${MARKET_ORDER},
-      percentile_cont(0.5) within group (order by s.bid) as bid_share,
-      percentile_cont(0.5) within group (order by s.ask) as ask_share
-    from (
-      select ${sql.raw(P_MARKET)}, b.bid_shares, b.ask_shares
-      from periods p join by_pm b using (pm) order by ${MARKET_ORDER}
-    ) p cross join lateral unnest(p.bid_shares, p.ask_shares) s(bid, ask)
-    group by ${MARKET_ORDER}
-  )`;
+/** A market's medians (`b`) and its organization and coin's (`o`), of reports judged. */
+const MEDIAN_COLUMNS = sql.raw(
+  [
+    ", b.reported as market_reports, o.reported as organization_reports",
+    ...["bid_depth_200", "ask_depth_200", "bid_ask_spread"].map(
+      (c) => `b.median_${c} as market_${c}, o.median_${c} as organization_${c}`,
+    ),
+  ].join(", "),
+);
 
 /**
  * One row per obligation market of the range: days due, reported, late, eligible, met and
  * the per-KPI counts (CONTRACT section 4), for the KPIs `kpiMask` holds (those the periods
- * in scope set: the SQL judges only them). Shaped for a year of 400 markets (146,400
- * market-days):
+ * in scope set: the SQL judges only them), and the medians of the depth shares. Shaped for a
+ * year of 400 markets (146,400 market-days):
  * - days due are counted from the periods by date arithmetic up to `lastDue` (the last day
  *   whose deadline has passed), not listed one by one;
- * - only the reports of due days are read (index range scans), each matched to its period
- *   and counted per obligation market with a few plain comparisons (no per-row time zone
- *   conversion, no expression for a KPI nobody set);
- * - a KPI's met days are the period's reported days less its missed ones;
- * - the public depth is read once per market (`public_depth`) and hash-joined to the reports
- *   in the same pass (`by_pm`, `depth_shares`).
+ * - only the reports of due days are read (index range scans), each matched to its period,
+ *   judged with a few plain comparisons (no per-row time zone conversion, no expression for a
+ *   KPI nobody set) and joined to its day's public depth by market number (`judged`);
+ * - the counts and the medians come from one pass over them, grouped by market number
+ *   (`by_market`): collecting each market's shares in arrays to unnest and sort afterwards
+ *   cost more than sorting the narrow judged rows once.
  * The day-by-day query (scorecard-days-sql.ts) judges the same days one by one; the tests
  * hold both to the domain's rules.
  */
@@ -118,32 +142,31 @@ export function marketScorecards(
   f: ScorecardFilter,
   lastDue: string,
   kpiMask: number,
+  medians = false,
 ): RawBuilder<unknown> {
   const to = lastDue < f.dateLte ? lastDue : f.dateLte;
   const kpis = kpisOfMask(kpiMask);
   const perKpi = kpis.map(
-    ({ i }) => `coalesce(sum(case when p.kpi_mask & ${kpiBit(i)} <> 0
-      then b.reported - b.missed_${i} else 0 end), 0) as met_${i},
-      coalesce(sum(b.missed_${i}), 0) as missed_${i}`,
+    ({ i }) => `, coalesce(b.met_${i}, 0) as met_${i}, coalesce(b.missed_${i}, 0) as missed_${i}`,
   );
   return sql`with ${periodsCte(f)},
   ${foundCte(f.dateGte, to)},
   ${publicDepthCte()},
-  ${countsByPeriodMarket(f, kpis)},
+  ${judgedReports(f, kpis, medians)},
+  ${countsByMarket(kpis, medians)},
   per_market as (
-    select p.organization_id, p.base_coin_id, p.exchange_id, p.quote_key, p.instrument_type,
-      sum(greatest(0, least(p.last_day, ${to}::date) - p.first_day + 1)) as due,
-      coalesce(sum(b.reported), 0) as reported, coalesce(sum(b.late), 0) as late,
-      coalesce(sum(b.eligible), 0) as eligible, coalesce(sum(b.met), 0) as met,
-      coalesce(sum(b.flagged), 0) as flagged
-      ${sql.raw(perKpi.map((m) => `, ${m}`).join(""))}
-    from periods p left join by_pm b using (pm)
-    group by ${MARKET_ORDER}
-  ),
-  ${DEPTH_SHARES}
-  select m.*, org.name as organization_name, s.bid_share, s.ask_share
+    select market, organization_coin, ${MARKET_ORDER},
+      sum(greatest(0, least(last_day, ${to}::date) - first_day + 1)) as due
+    from periods group by market, organization_coin, ${MARKET_ORDER}
+  )
+  select m.organization_id, m.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
+    m.due, coalesce(b.reported, 0) as reported, coalesce(b.late, 0) as late,
+    coalesce(b.eligible, 0) as eligible, coalesce(b.met, 0) as met,
+    coalesce(b.flagged, 0) as flagged ${sql.raw(perKpi.join(""))},
+    org.name as organization_name, b.bid_share, b.ask_share ${medians ? MEDIAN_COLUMNS : sql``}
   from per_market m join organizations org on org.id = m.organization_id
-  left join depth_shares s using (${MARKET_ORDER})
+  left join by_market b on b.market = m.market
+  ${medians ? sql`left join by_market o on o.organization_coin = m.organization_coin and o.market is null` : sql``}
   order by ${MARKET_ORDER}`;
 }
 

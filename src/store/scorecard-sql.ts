@@ -71,8 +71,12 @@ const PERIOD_KPI_MASK = sql.raw(
 );
 
 /**
- * `periods`: each obligation market of each period in scope that meets the range (numbered
- * `pm`), with the part of the range inside the period and its engagement, the period's KPI thresholds and mask.
+ * `periods`: each obligation market of each period in scope that meets the range, with the
+ * part of the range inside the period and its engagement, the period's KPI thresholds and
+ * mask, and three numbers: `market`, its obligation market's rank in MARKET_ORDER,
+ * `depth_market`, its exchange market's (whose public depth it is judged against), and
+ * `organization_coin`, its organization and coin's, so that the aggregate groups and joins on
+ * integers rather than on text columns.
  */
 export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
   // A period counts only inside an engagement of its organization for the coin: one that
@@ -80,7 +84,12 @@ export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
   const firstDay = sql`greatest(o.since, e.since, ${f.dateGte}::date)`;
   const lastDay = sql`least(coalesce(o.until, ${f.dateLte}::date), coalesce(e.until, ${f.dateLte}::date), ${f.dateLte}::date)`;
   return sql`periods as (
-    select row_number() over () as pm, o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
+    select dense_rank() over (order by o.organization_id, o.base_coin_id, m.exchange_id,
+        m.quote_key, m.instrument_type) as market,
+      dense_rank() over (order by m.exchange_id, o.base_coin_id, m.quote_key,
+        m.instrument_type) as depth_market,
+      dense_rank() over (order by o.organization_id, o.base_coin_id) as organization_coin,
+      o.organization_id, o.base_coin_id, m.exchange_id, m.quote_key, m.instrument_type,
       ${firstDay} as first_day, ${lastDay} as last_day,
       ${PERIOD_KPI_MASK} as kpi_mask, ${PERIOD_KPIS}
     from obligations o join obligation_markets m on m.obligation_id = o.id

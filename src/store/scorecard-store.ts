@@ -1,41 +1,24 @@
 import { type Kysely, sql } from "kysely";
-import { compliance, type DayStatus, KPI_NAMES, type KpiName } from "../domain/obligation.js";
-import type { EligibilityStatus, InstrumentType } from "../domain/report.js";
+import type { DayStatus, KpiName } from "../domain/obligation.js";
+import type { EligibilityStatus } from "../domain/report.js";
 import { lastDueDay } from "../domain/scorecard.js";
-import { type DepthShares, depthSharesOf } from "./quality-scorecard.js";
 import { marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
 import { scoredDays } from "./scorecard-days-sql.js";
-import { mediansOf, type ScorecardMedians, scorecardMedians } from "./scorecard-medians-sql.js";
+import {
+  type AggregateRow,
+  type MarketRow,
+  type MarketScorecard,
+  marketOf,
+  mediansOfRows,
+  type ScorecardMedians,
+  type ScoredMarket,
+  scorecardOf,
+} from "./scorecard-rows.js";
 import { MARKET_ORDER, owingOrganizations, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
 
-export type { ScorecardFilter, ScorecardMedians };
-
-/** An obligation market, with its organization's name. */
-export type ScoredMarket = {
-  organizationId: string;
-  organizationName: string;
-  baseCoinId: string;
-  exchangeId: string;
-  quote: string;
-  instrumentType: InstrumentType;
-};
-
-export type KpiCounts = { daysMet: number; daysMissed: number };
-
-/** One obligation market's scorecard over the range (pending days are counted nowhere). */
-export type MarketScorecard = ScoredMarket & {
-  daysDue: number;
-  daysReported: number;
-  daysMissing: number;
-  daysLate: number;
-  daysEligible: number;
-  daysMet: number;
-  compliance: number | null;
-  kpis: Partial<Record<KpiName, KpiCounts>>;
-  daysFlagged: number;
-  medianDepthShare200: DepthShares;
-};
+export type { MarketScorecard, ScorecardMedians, ScoredMarket } from "./scorecard-rows.js";
+export type { ScorecardFilter };
 
 /** One obligation market on one day. */
 export type DayScorecard = { date: string } & ScoredMarket & {
@@ -45,26 +28,6 @@ export type DayScorecard = { date: string } & ScoredMarket & {
     eligibilityStatus: EligibilityStatus | null;
   };
 
-type MarketRow = {
-  organization_id: string;
-  organization_name: string;
-  base_coin_id: string;
-  exchange_id: string;
-  quote_key: string;
-  instrument_type: InstrumentType;
-};
-
-type AggregateRow = MarketRow & {
-  due: number;
-  reported: number;
-  late: number;
-  eligible: number;
-  met: number;
-  flagged: number;
-  bid_share: number | null;
-  ask_share: number | null;
-} & Record<`${"met" | "missed"}_${number}`, number>;
-
 type DayRow = MarketRow & {
   date: string;
   status: DayStatus;
@@ -72,25 +35,6 @@ type DayRow = MarketRow & {
   failed_kpis: KpiName[];
   eligibility_status: EligibilityStatus | null;
 };
-
-const marketOf = (r: MarketRow): ScoredMarket => ({
-  organizationId: r.organization_id,
-  organizationName: r.organization_name,
-  baseCoinId: r.base_coin_id,
-  exchangeId: r.exchange_id,
-  quote: r.quote_key,
-  instrumentType: r.instrument_type,
-});
-
-function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
-  const kpis: Partial<Record<KpiName, KpiCounts>> = {};
-  KPI_NAMES.forEach((kpi, i) => {
-    const daysMet = Number(row[`met_${i}`] ?? 0);
-    const daysMissed = Number(row[`missed_${i}`] ?? 0);
-    if (daysMet + daysMissed > 0) kpis[kpi] = { daysMet, daysMissed };
-  });
-  return kpis;
-}
 
 /**
  * Runs a scoring query in a transaction of its own, with settings for it alone:
@@ -100,8 +44,9 @@ function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
  * - work_mem 64 MB, so that a year of reports is hashed in memory;
  * - for the aggregate, sorting and nested loops discouraged: the planner cannot estimate how
  *   many reports the range scans return (it guesses one) and would sort a year of them to
- *   group them, which hashing does in two thirds of the time (measured on 146,400 reports),
- *   or look up each one's public depth in a loop over the market-days (146,400 x 7,320).
+ *   group them by their five text columns before judging them, or look up each one's public
+ *   depth in a loop over the market-days (146,400 x 7,320); the judged rows are still sorted
+ *   once, by market number, for the medians (ordered-set aggregates cannot be hashed).
  */
 function scoring<T>(
   db: Kysely<Tables>,
@@ -136,6 +81,35 @@ export function createScorecardStore(
 ) {
   const splitAbove = options.splitAboveMarketDays ?? SPLIT_ABOVE_MARKET_DAYS;
   const parallelism = db.isTransaction ? 1 : (options.parallelism ?? 1);
+  /**
+   * The rows of `marketScorecards`, in order. With parallelism above 1 (a pool), the
+   * organizations in scope are split into that many runs of consecutive ids, each scored on a
+   * connection of its own at the same time: a project's year of 20 market makers is 146,400
+   * reports to judge, and one backend does that on one core. Scopes of fewer market-days than
+   * SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares
+   * follow the order too.
+   */
+  const scoredRows = async (filter: ScorecardFilter, medians: boolean): Promise<AggregateRow[]> => {
+    if (isEmpty(filter)) return [];
+    const splittable = parallelism > 1 && filter.organizationIds === undefined;
+    const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
+    // The period summary decides both the KPIs judged and whether to split: read once.
+    const result = await scoring(db, { hashAggregate: true }, async (trx) => {
+      const summary = (await periodSummary(filter).execute(trx)).rows[0];
+      if (splittable && (summary?.n ?? 0) > splitAbove) return undefined;
+      return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0, medians).execute(trx);
+    });
+    if (result !== undefined) return result.rows as AggregateRow[];
+    const owing = await owingOrganizations(filter).execute(db);
+    const shares = consecutiveShares(
+      owing.rows.map((r) => r.organization_id),
+      parallelism,
+    );
+    const parts = await Promise.all(
+      shares.map((organizationIds) => scoredRows({ ...filter, organizationIds }, medians)),
+    );
+    return parts.flat();
+  };
   return {
     /**
      * One row per obligation market, ordered by organization, coin, exchange, quote, type.
@@ -145,39 +119,19 @@ export function createScorecardStore(
      * on one core. Scopes of fewer market-days than SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares follow the order too.
      */
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
-      if (isEmpty(filter)) return [];
-      const splittable = parallelism > 1 && filter.organizationIds === undefined;
-      const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-      // The period summary decides both the KPIs judged and whether to split: read once.
-      const result = await scoring(db, { hashAggregate: true }, async (trx) => {
-        const summary = (await periodSummary(filter).execute(trx)).rows[0];
-        if (splittable && (summary?.n ?? 0) > splitAbove) return undefined;
-        return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0).execute(trx);
-      });
-      if (result === undefined) {
-        const owing = await owingOrganizations(filter).execute(db);
-        const shares = consecutiveShares(
-          owing.rows.map((r) => r.organization_id),
-          parallelism,
-        );
-        const parts = await Promise.all(
-          shares.map((organizationIds) => this.markets({ ...filter, organizationIds })),
-        );
-        return parts.flat();
-      }
-      return (result.rows as AggregateRow[]).map((row) => ({
-        ...marketOf(row),
-        daysDue: Number(row.due),
-        daysReported: Number(row.reported),
-        daysMissing: Number(row.due) - Number(row.reported),
-        daysLate: Number(row.late),
-        daysEligible: Number(row.eligible),
-        daysMet: Number(row.met),
-        compliance: compliance(Number(row.met), Number(row.due)),
-        kpis: kpisOf(row),
-        daysFlagged: Number(row.flagged),
-        medianDepthShare200: depthSharesOf(row.bid_share, row.ask_share),
-      }));
+      return (await scoredRows(filter, false)).map(scorecardOf);
+    },
+
+    /**
+     * `markets` and the medians of the same reports (see `mediansOfRows`), from one read of
+     * them: the dashboard's coin and market maker pages show both.
+     */
+    async marketsWithMedians(
+      filter: ScorecardFilter,
+      perMarket: boolean,
+    ): Promise<{ markets: MarketScorecard[]; medians: ScorecardMedians[] }> {
+      const rows = await scoredRows(filter, true);
+      return { markets: rows.map(scorecardOf), medians: mediansOfRows(rows, perMarket) };
     },
 
     /** One row per obligation market and day (pending days included), then by date. */
@@ -200,16 +154,6 @@ export function createScorecardStore(
         failedKpis: row.failed_kpis,
         eligibilityStatus: row.eligibility_status,
       }));
-    },
-
-    /** Medians of the judged reports, per organization and coin (and per obligation market). */
-    async medians(filter: ScorecardFilter, perMarket: boolean): Promise<ScorecardMedians[]> {
-      if (isEmpty(filter)) return [];
-      const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-      const result = await scoring(db, { hashAggregate: false }, (trx) =>
-        scorecardMedians(filter, lastDue, perMarket).execute(trx),
-      );
-      return result.rows.map(mediansOf);
     },
 
     /** How many market-days `days` would return: obligation markets times their days in range. */
