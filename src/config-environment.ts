@@ -28,6 +28,19 @@ export const environmentSchema = z.object({
   READ_REPLICA_MAX_LAG_MS: positiveInt(5_000),
   DATABASE_MIGRATION_URL: optionalPostgresUrl,
   DATA_DIR: z.string().min(1).default("./data"),
+  // PostgreSQL settings for the embedded database, over the service's own (README
+  // "Performance", issue 19: what the embedded database costs): `name=value`, comma-separated.
+  PGLITE_SETTINGS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(
+        /^\s*[a-z_]+\s*=\s*[\w.-]+(\s*,\s*[a-z_]+\s*=\s*[\w.-]+)*\s*$/,
+        "must be name=value settings, comma-separated (e.g. shared_buffers=32MB,work_mem=4MB)",
+      )
+      .transform((text) => text.split(",").map((pair) => pair.replace(/\s+/g, "")))
+      .optional(),
+  ),
   // `serve --host/--port` win over these.
   HOST: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).default("127.0.0.1")),
   PORT: z.preprocess(

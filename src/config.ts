@@ -60,7 +60,12 @@ export type DatabaseConfig =
       /** DATABASE_MIGRATION_URL: migrations over a direct connection (not through a pooler). */
       migrationUrl?: string;
     }
-  | { kind: "pglite"; dataDir: string | undefined };
+  | {
+      kind: "pglite";
+      dataDir: string | undefined;
+      /** PGLITE_SETTINGS: `name=value` PostgreSQL settings applied after the service's own. */
+      settings?: string[];
+    };
 
 export type HttpConfig = {
   bodyLimitBytes: number;
@@ -154,8 +159,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 function databaseConfig(e: Environment): DatabaseConfig {
-  if (e.DATABASE_URL === undefined) return { kind: "pglite", dataDir: e.DATA_DIR };
-  if (e.DATABASE_URL.startsWith("memory://")) return { kind: "pglite", dataDir: undefined };
+  const settings = e.PGLITE_SETTINGS === undefined ? {} : { settings: e.PGLITE_SETTINGS };
+  if (e.DATABASE_URL === undefined) return { kind: "pglite", dataDir: e.DATA_DIR, ...settings };
+  if (e.DATABASE_URL.startsWith("memory://")) {
+    return { kind: "pglite", dataDir: undefined, ...settings };
+  }
   return {
     kind: "postgres",
     url: e.DATABASE_URL,

@@ -29,13 +29,37 @@ const parsers = {
   [NUMERIC_OID]: (value: string) => Number(value),
 };
 
+/**
+ * The embedded database's PostgreSQL settings, before PGLITE_SETTINGS. PGlite's default 128 MB
+ * of shared buffers sit in the WebAssembly heap, which never shrinks, and cost the server about
+ * 120 MB of resident memory from the start; a DATA_DIR's files are read through the operating
+ * system's cache anyway, and ingest measured no slower with 16 MB (README "Performance", issue
+ * 19). PGlite's `initialMemory` cannot go below its 128 MB: the module refuses a smaller one.
+ */
+const EMBEDDED_SETTINGS = ["shared_buffers=16MB"];
+
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  return config.kind === "postgres" ? openPostgres(config) : openPGlite(config.dataDir);
+  return config.kind === "postgres"
+    ? openPostgres(config)
+    : openPGlite(config.dataDir, [...EMBEDDED_SETTINGS, ...(config.settings ?? [])]);
 }
 
-async function openPGlite(dataDir: string | undefined): Promise<Database> {
+async function openPGlite(dataDir: string | undefined, settings: string[]): Promise<Database> {
   if (dataDir !== undefined) prepareDataDir(dataDir);
-  const pglite = await PGlite.create(dataDir, { parsers });
+  // Later `-c` win, so PGLITE_SETTINGS override the defaults.
+  const startParams = [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])];
+  // PGlite's own error says only "failed to initialize"; PostgreSQL's FATAL line says why
+  // (an unknown or invalid PGLITE_SETTINGS entry, for one).
+  let fatal: string | undefined;
+  const onStderr = (text: string) => {
+    if (text.includes("FATAL:")) fatal = text.slice(text.indexOf("FATAL:") + 6).trim();
+    return false;
+  };
+  const pglite = await PGlite.create(dataDir, { parsers, startParams, onStderr }).catch(
+    (error: unknown) => {
+      throw fatal === undefined ? error : new Error(fatal, { cause: error });
+    },
+  );
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<Tables>({ dialect });
   return {
