@@ -12,14 +12,14 @@ export function textArrayLiteral(values: readonly (string | null)[]): string {
   return textArrayOf(values, (value) => value);
 }
 
-/** `textArrayLiteral` of `valueOf` of each item, without an array of the values in between. */
+/** `textArrayLiteral` of `valueAt` of each item, without an array of the values in between. */
 export function textArrayOf<T>(
   items: readonly T[],
-  valueOf: (item: T) => string | null | undefined,
+  valueAt: (item: T) => string | null | undefined,
 ): string {
   let out = "{";
   for (let i = 0; i < items.length; i++) {
-    const value = valueOf(items[i] as T);
+    const value = valueAt(items[i] as T);
     if (i > 0) out += ",";
     if (value === null || value === undefined) out += "NULL";
     else if (NEEDS_ESCAPE.test(value)) out += `"${value.replace(ESCAPED, "\\$&")}"`;
@@ -40,17 +40,17 @@ export function float8ArrayBinary(values: readonly (number | null)[]): Buffer {
   return float8ArrayOf(values, (value) => value);
 }
 
-/** `float8ArrayBinary` of `valueOf` of each item, without an array of the values in between. */
+/** `float8ArrayBinary` of `valueAt` of each item, without an array of the values in between. */
 export function float8ArrayOf<T>(
   items: readonly T[],
-  valueOf: (item: T) => number | null | undefined,
+  valueAt: (item: T) => number | null | undefined,
 ): Buffer {
   const bytes = Buffer.alloc(HEADER_BYTES + items.length * 12);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let hasNull = 0;
   let offset = HEADER_BYTES;
   for (let i = 0; i < items.length; i++) {
-    const value = valueOf(items[i] as T);
+    const value = valueAt(items[i] as T);
     if (value === null || value === undefined) {
       view.setInt32(offset, -1);
       offset += 4;
