@@ -4,7 +4,14 @@
  * Node CPU per record (/proc) and the top self-time frames of the load (issue 19).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -57,6 +64,9 @@ try {
   process.stdout.write(`${line}, Node ${((cpu * 1e6) / records).toFixed(1)} µs/record\n`);
   const file = readdirSync(work).find((f) => f.endsWith(".cpuprofile"));
   if (file) process.stdout.write(topFrames(JSON.parse(readFileSync(join(work, file), "utf8"))));
+  // BENCH_PROFILE_KEEP=FILE keeps the profile (for Chrome DevTools or a closer look).
+  const keep = process.env.BENCH_PROFILE_KEEP;
+  if (file && keep) copyFileSync(join(work, file), keep);
 } finally {
   await admin(`drop database if exists ${name} with (force)`);
   rmSync(work, { recursive: true, force: true });

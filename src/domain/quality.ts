@@ -27,15 +27,26 @@ export const DEFAULT_PUBLIC_DEPTH_TOLERANCE = 0.1;
 type Metrics = Report["metrics"];
 
 const BANDS = ["Tob", "10", "25", "50", "100", "200"] as const;
-const SIDES = ["bid", "ask"] as const;
 const TOTALS = ["50", "100", "200"] as const;
+type MetricKey = keyof Metrics;
+
+// The metric names are made once: a name built per record is a new string to look up.
+/** Each side's bands, narrowest first. */
+const SIDE_BANDS: readonly (readonly MetricKey[])[] = (["bid", "ask"] as const).map((side) =>
+  BANDS.map((band) => `${side}Depth${band}` as MetricKey),
+);
+const TOTAL_BANDS = TOTALS.map((band) => ({
+  bid: `bidDepth${band}` as const,
+  ask: `askDepth${band}` as const,
+  total: `bidAskDepth${band}` as const,
+}));
 
 /** On a side, a wider band holds less than a narrower one (absent bands are skipped). */
 function depthNotMonotonic(metrics: Metrics): boolean {
-  return SIDES.some((side) => {
+  return SIDE_BANDS.some((keys) => {
     let widest = Number.NEGATIVE_INFINITY;
-    for (const band of BANDS) {
-      const value = metrics[`${side}Depth${band}` as keyof Metrics];
+    for (const key of keys) {
+      const value = metrics[key];
       if (value === null || value === undefined) continue;
       if (value < widest) return true;
       widest = value;
@@ -45,9 +56,9 @@ function depthNotMonotonic(metrics: Metrics): boolean {
 }
 
 function totalDepthMismatch(metrics: Metrics): boolean {
-  return TOTALS.some((band) => {
-    const sides = metrics[`bidDepth${band}`] + metrics[`askDepth${band}`];
-    return Math.abs(metrics[`bidAskDepth${band}`] - sides) > TOTAL_DEPTH_TOLERANCE * sides;
+  return TOTAL_BANDS.some(({ bid, ask, total }) => {
+    const sides = metrics[bid] + metrics[ask];
+    return Math.abs(metrics[total] - sides) > TOTAL_DEPTH_TOLERANCE * sides;
   });
 }
 

@@ -82,16 +82,21 @@ export function quoteKeyOf(quoteCoinId: string | null, quoteCoinSymbol: string |
 }
 
 export function recordKeyString(key: RecordKey): string {
-  return [key.date, key.exchangeId, key.baseCoinId, key.quoteKey, key.instrumentType].join(
-    "\u0000",
-  );
+  return `${key.date}\u0000${key.exchangeId}\u0000${key.baseCoinId}\u0000${key.quoteKey}\u0000${key.instrumentType}`;
 }
 
 /** Orders keys the same way in every batch so that concurrent writers lock rows in one order. */
 export function compareRecordKeys(a: RecordKey, b: RecordKey): number {
-  const x = recordKeyString(a);
-  const y = recordKeyString(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+  return compareKeyStrings(recordKeyString(a), recordKeyString(b));
+}
+
+const compareKeyStrings = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** A batch in `compareRecordKeys` order, each key string made once (not twice a comparison). */
+export function sortByRecordKey<R extends RecordKey>(reports: readonly R[]): R[] {
+  const keyed = reports.map((report) => ({ key: recordKeyString(report), report }));
+  keyed.sort((a, b) => compareKeyStrings(a.key, b.key));
+  return keyed.map((k) => k.report);
 }
 
 export function eligibilityStatusOf(reason: EligibilityReason | null): EligibilityStatus {

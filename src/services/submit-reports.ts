@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Caller, maySubmit } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import { ForbiddenError, UnavailableError } from "../domain/errors.js";
-import { compareRecordKeys, type SchemaVersion } from "../domain/report.js";
+import { type SchemaVersion, sortByRecordKey } from "../domain/report.js";
 import type { SubmissionResult } from "../schemas/report.js";
 import type { ReportStore } from "../store/report-store.js";
 import type { ReferenceDataCache } from "./reference-data.js";
@@ -27,8 +27,9 @@ export async function submitReports(
   for (let attempt = 1; ; attempt++) {
     const ref = await deps.referenceData.current();
     const receivedAt = deps.now();
-    const reports = validateBatch(request.version, request.body, ref, utcDate(receivedAt));
-    reports.sort(compareRecordKeys);
+    const reports = sortByRecordKey(
+      validateBatch(request.version, request.body, ref, utcDate(receivedAt)),
+    );
     const log = {
       id: request.submissionId ?? randomUUID(),
       organizationId: caller.organizationId,

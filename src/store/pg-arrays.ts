@@ -9,9 +9,17 @@ const ESCAPED = /[\\"]/g;
 
 /** `["a", null, 'say "hi"']` -> `{"a",NULL,"say \"hi\""}`. Every element is quoted. */
 export function textArrayLiteral(values: readonly (string | null)[]): string {
+  return textArrayOf(values, (value) => value);
+}
+
+/** `textArrayLiteral` of `valueAt` of each item, without an array of the values in between. */
+export function textArrayOf<T>(
+  items: readonly T[],
+  valueAt: (item: T) => string | null | undefined,
+): string {
   let out = "{";
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
+  for (let i = 0; i < items.length; i++) {
+    const value = valueAt(items[i] as T);
     if (i > 0) out += ",";
     if (value === null || value === undefined) out += "NULL";
     else if (NEEDS_ESCAPE.test(value)) out += `"${value.replace(ESCAPED, "\\$&")}"`;
@@ -29,11 +37,20 @@ const HEADER_BYTES = 20;
  * double arrives bit for bit. Only finite numbers reach the store.
  */
 export function float8ArrayBinary(values: readonly (number | null)[]): Buffer {
-  const bytes = Buffer.alloc(HEADER_BYTES + values.length * 12);
+  return float8ArrayOf(values, (value) => value);
+}
+
+/** `float8ArrayBinary` of `valueAt` of each item, without an array of the values in between. */
+export function float8ArrayOf<T>(
+  items: readonly T[],
+  valueAt: (item: T) => number | null | undefined,
+): Buffer {
+  const bytes = Buffer.alloc(HEADER_BYTES + items.length * 12);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let hasNull = 0;
   let offset = HEADER_BYTES;
-  for (const value of values) {
+  for (let i = 0; i < items.length; i++) {
+    const value = valueAt(items[i] as T);
     if (value === null || value === undefined) {
       view.setInt32(offset, -1);
       offset += 4;
@@ -47,7 +64,7 @@ export function float8ArrayBinary(values: readonly (number | null)[]): Buffer {
   view.setInt32(0, 1); // dimensions
   view.setInt32(4, hasNull);
   view.setInt32(8, FLOAT8_OID);
-  view.setInt32(12, values.length);
+  view.setInt32(12, items.length);
   view.setInt32(16, 1); // lower bound
   return bytes.subarray(0, offset);
 }

@@ -8,7 +8,7 @@ import {
   type SchemaVersion,
 } from "../domain/report.js";
 import { monthCountsSql } from "./month-count-shards.js";
-import { float8ArrayBinary, textArrayLiteral } from "./pg-arrays.js";
+import { float8ArrayOf, textArrayOf } from "./pg-arrays.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
 import * as completing from "./report-upsert-completion.js";
 import { withTransientRetry } from "./retry.js";
@@ -185,8 +185,8 @@ const inputColumns: {
 function inputArrays(reports: Report[]): (string | Buffer)[] {
   return inputColumns.map(({ type, of }) =>
     type === "float8"
-      ? float8ArrayBinary(reports.map(of) as (number | null)[])
-      : textArrayLiteral(reports.map(of) as (string | null)[]),
+      ? float8ArrayOf(reports, of as (r: Report) => number | null)
+      : textArrayOf(reports, of as (r: Report) => string | null),
   );
 }
 
