@@ -65,22 +65,12 @@ export async function createSystem(
     reportDeadlineUtc: config.reportDeadlineUtc,
     coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
   });
-  // Opened with the first HTTP API only: a CLI command that serves nothing never connects to Redis.
-  let counters: ReturnType<typeof rateCountersOf> | undefined;
-  /** The HTTP API over these services (not listening yet). */
+  const rateCounters = lazyRateCounters(config, database);
   const exposure = metrics && { metrics, token: config.metrics.token };
-  const http = async (logger: AppOptions["logger"], draining?: () => boolean) => {
-    counters ??= rateCountersOf(config, database);
-    const { rateCounters } = await counters;
-    return buildApp({
-      services,
-      http: config.http,
-      logger,
-      metrics: exposure,
-      rateCounters,
-      draining,
-    });
-  };
+  const app = { services, http: config.http, metrics: exposure };
+  /** The HTTP API over these services (not listening yet). */
+  const http = async (logger: AppOptions["logger"], draining?: () => boolean) =>
+    buildApp({ ...app, logger, draining, rateCounters: await rateCounters.open() });
   return {
     config,
     database,
@@ -101,10 +91,7 @@ export async function createSystem(
       pollMs: config.webhookEventsPollMs,
       now,
     }),
-    close: async () => {
-      if (counters !== undefined) await (await counters).closeRateCounters();
-      await database.close();
-    },
+    close: () => rateCounters.close().then(() => database.close()),
   };
 }
 
@@ -162,6 +149,23 @@ async function migrateDirectly(url: string, config: Config): Promise<string[]> {
   } finally {
     await direct.close();
   }
+}
+
+/**
+ * The rate counters, opened with the first HTTP API only: a CLI command that serves nothing
+ * never connects to Redis.
+ */
+function lazyRateCounters(config: Config, database: Database) {
+  let opened: ReturnType<typeof rateCountersOf> | undefined;
+  return {
+    open: async () => {
+      opened ??= rateCountersOf(config, database);
+      return (await opened).rateCounters;
+    },
+    close: async () => {
+      if (opened !== undefined) await (await opened).closeRateCounters();
+    },
+  };
 }
 
 /** Where rate limits count: this process's memory, the database or Redis (RATE_LIMIT_STORE). */
