@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { InstrumentType } from "../domain/report.js";
+import type { MarketDay } from "../domain/webhook-event.js";
 
 // The report versions the webhook event producer reads (its version cursor and its holes).
 
@@ -16,15 +17,28 @@ export type TouchedVersion = TouchedDay & {
   recordedAt: Date;
 };
 
-export type VersionRow = {
-  id: number;
-  report_id: string;
+/** An obligation market and day as the producer's queries select it (date as text). */
+export type MarketDayRow = {
   organization_id: string;
   base_coin_id: string;
   exchange_id: string;
   quote_key: string;
   instrument_type: InstrumentType;
   date: string;
+};
+
+export const marketDayOfRow = (r: MarketDayRow): MarketDay => ({
+  organizationId: r.organization_id,
+  baseCoinId: r.base_coin_id,
+  exchangeId: r.exchange_id,
+  quote: r.quote_key,
+  instrumentType: r.instrument_type,
+  date: r.date,
+});
+
+export type VersionRow = MarketDayRow & {
+  id: number;
+  report_id: string;
   quality_flags: number;
   recorded_at: Date;
 };
@@ -34,13 +48,8 @@ export const VERSION_COLUMNS = sql`v.id, v.report_id::text, r.organization_id, r
   v.quality_flags, v.recorded_at`;
 
 export const touched = (r: VersionRow): TouchedVersion => ({
-  organizationId: r.organization_id,
-  baseCoinId: r.base_coin_id,
-  date: r.date,
+  ...marketDayOfRow(r),
   reportId: Number(r.report_id),
-  exchangeId: r.exchange_id,
-  quote: r.quote_key,
-  instrumentType: r.instrument_type,
   qualityFlags: Number(r.quality_flags),
   recordedAt: new Date(r.recorded_at),
 });

@@ -1,10 +1,11 @@
 import { type Kysely, sql } from "kysely";
-import type { InstrumentType } from "../domain/report.js";
 import type { MarketDay } from "../domain/webhook-event.js";
 import { type KpiOutcome, marketDayKey } from "../domain/webhook-event-rules.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 import {
+  type MarketDayRow,
+  marketDayOfRow,
   type TouchedVersion,
   touched,
   VERSION_COLUMNS,
@@ -169,7 +170,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
     /** When the reports of these market days were first accepted (by key). */
     async receivedAt(days: readonly MarketDay[]): Promise<Map<string, Date>> {
       if (days.length === 0) return new Map();
-      const r = await sql<KeyRow & { created_at: Date }>`
+      const r = await sql<MarketDayRow & { created_at: Date }>`
         select ${KEY_SELECT}, t.created_at from ${marketDays(days)}
         join reports t on ${KEY_MATCH}`.execute(db);
       return new Map(r.rows.map((row) => [keyOfRow(row), new Date(row.created_at)]));
@@ -178,7 +179,7 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
     /** The kept kpi.missed outcomes of these market days (by key). */
     async outcomes(days: readonly MarketDay[]): Promise<Map<string, KpiOutcome>> {
       if (days.length === 0) return new Map();
-      const r = await sql<KeyRow & { failed_kpis: string[]; announced: number }>`
+      const r = await sql<MarketDayRow & { failed_kpis: string[]; announced: number }>`
         select ${KEY_SELECT}, t.failed_kpis, t.announced from ${marketDays(days)}
         join webhook_kpi_outcomes t on ${KEY_MATCH}`.execute(db);
       return new Map(
@@ -211,26 +212,9 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
   };
 }
 
-type KeyRow = {
-  organization_id: string;
-  base_coin_id: string;
-  exchange_id: string;
-  quote_key: string;
-  instrument_type: InstrumentType;
-  date: string;
-};
-
 const KEY_SELECT = sql`k.organization_id, k.base_coin_id, k.exchange_id, k.quote_key,
   k.instrument_type, to_char(k.date, 'YYYY-MM-DD') as date`;
 
-const keyOfRow = (row: KeyRow): string =>
-  marketDayKey({
-    organizationId: row.organization_id,
-    baseCoinId: row.base_coin_id,
-    exchangeId: row.exchange_id,
-    quote: row.quote_key,
-    instrumentType: row.instrument_type,
-    date: row.date,
-  });
+const keyOfRow = (row: MarketDayRow): string => marketDayKey(marketDayOfRow(row));
 
 export type WebhookProducerStore = ReturnType<typeof createWebhookProducerStore>;

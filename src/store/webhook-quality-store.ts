@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import type { InstrumentType } from "../domain/report.js";
 import type { ObservedFlags, QualityOutcome } from "../domain/webhook-quality-rules.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
+import { type MarketDayRow, marketDayOfRow } from "./webhook-producer-rows.js";
 
 const ids = (reportIds: readonly number[]) => textArrayLiteral(reportIds.map(String));
 
@@ -32,31 +32,14 @@ export function createWebhookQualityStore(db: Kysely<Tables>) {
       at: Date,
     ): Promise<Map<number, ObservedFlags>> {
       if (reportIds.length === 0) return new Map();
-      const r = await sql<{
-        id: string;
-        organization_id: string;
-        base_coin_id: string;
-        exchange_id: string;
-        quote_key: string;
-        instrument_type: InstrumentType;
-        date: string;
-        quality_flags: number;
-      }>`select r.id::text, r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key,
+      const r = await sql<MarketDayRow & { id: string; quality_flags: number }>`
+        select r.id::text, r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key,
           r.instrument_type, to_char(r.date, 'YYYY-MM-DD') as date, r.quality_flags
         from reports r where r.id = any(${ids(reportIds)}::bigint[])`.execute(db);
       return new Map(
         r.rows.map((row) => [
           Number(row.id),
-          {
-            organizationId: row.organization_id,
-            baseCoinId: row.base_coin_id,
-            exchangeId: row.exchange_id,
-            quote: row.quote_key,
-            instrumentType: row.instrument_type,
-            date: row.date,
-            flags: Number(row.quality_flags),
-            at,
-          },
+          { ...marketDayOfRow(row), flags: Number(row.quality_flags), at },
         ]),
       );
     },
