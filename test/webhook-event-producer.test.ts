@@ -1,10 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createWebhookEventProducer,
-  type WebhookEventProducer,
-} from "../src/jobs/webhook-event-producer.js";
+import type { WebhookEventProducer } from "../src/jobs/webhook-event-producer.js";
 import { createObligationAdmin } from "../src/services/obligations.js";
 import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
@@ -12,6 +9,7 @@ import { accountabilityFixture } from "./helpers/accountability.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
+import { testProducer } from "./helpers/webhook-jobs.js";
 
 /**
  * report.missing, report.late and kpi.missed, derived from stored data by the producer job
@@ -33,8 +31,7 @@ const OBLIGATION = {
   kpis: { minBidDepth200: 5000, maxBidAskSpread: 0.5 },
 };
 
-const newProducer = (stores = t.database.stores) =>
-  createWebhookEventProducer(stores, { deadlineUtc: "12:00", pollMs: 60_000, now: () => clock });
+const newProducer = (stores = t.database.stores) => testProducer(stores, () => clock);
 
 async function subscribe(organizationId: string) {
   const id = randomUUID();

@@ -1,15 +1,13 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
-import {
-  createWebhookEventProducer,
-  type WebhookEventProducer,
-} from "../src/jobs/webhook-event-producer.js";
+import type { WebhookJob } from "../src/jobs/webhook-deliveries.js";
+import type { WebhookEventProducer } from "../src/jobs/webhook-event-producer.js";
 import { createObligationAdmin } from "../src/services/obligations.js";
 import { accountabilityFixture } from "./helpers/accountability.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
+import { testDeliveries, testProducer } from "./helpers/webhook-jobs.js";
 import { eventually, type Receiver, startReceiver, verified } from "./helpers/webhook-receiver.js";
 
 /**
@@ -61,18 +59,8 @@ beforeAll(async () => {
     payload: { url: receiver.url("/all"), events: ["*"] },
   });
   ({ id: webhookId, secret } = created.json());
-  producer = createWebhookEventProducer(t.database.stores, {
-    deadlineUtc: "12:00",
-    pollMs: 60_000,
-    now: () => clock,
-  });
-  job = startWebhookDeliveries(t.database.stores, {
-    allowInsecure: true,
-    timeoutMs: 2_000,
-    retrySchedule: [1],
-    concurrency: 4,
-    pollMs: 50,
-  });
+  producer = testProducer(t.database.stores, () => clock);
+  job = testDeliveries(t.database.stores);
 });
 afterAll(async () => {
   await job?.stop();

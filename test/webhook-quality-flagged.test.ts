@@ -1,14 +1,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
-import {
-  createWebhookEventProducer,
-  type WebhookEventProducer,
-} from "../src/jobs/webhook-event-producer.js";
+import type { WebhookJob } from "../src/jobs/webhook-deliveries.js";
+import type { WebhookEventProducer } from "../src/jobs/webhook-event-producer.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { accountabilityFixture, READER_KEYS } from "./helpers/accountability.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
+import { testDeliveries, testProducer } from "./helpers/webhook-jobs.js";
 import { eventually, type Receiver, startReceiver, verified } from "./helpers/webhook-receiver.js";
 
 /**
@@ -90,21 +88,11 @@ beforeAll(async () => {
     expect(created.statusCode, created.body).toBe(201);
     secrets[organization] = created.json().secret;
   }
-  producer = createWebhookEventProducer(t.database.stores, {
-    deadlineUtc: "12:00",
-    pollMs: 60_000,
-    now: () => clock,
-  });
+  producer = testProducer(t.database.stores, () => clock);
   // Flagged before notifications first ran: a stored version and a recomputed report.
   await submit(KEYS.acme, [mismatched("2026-02-01"), plausible("2026-02-02")]);
   await loadSnapshots([snapshot("2026-02-02", "2026-02-02T10:00:00Z", 1000)]);
-  job = startWebhookDeliveries(t.database.stores, {
-    allowInsecure: true,
-    timeoutMs: 2_000,
-    retrySchedule: [1],
-    concurrency: 4,
-    pollMs: 50,
-  });
+  job = testDeliveries(t.database.stores);
 });
 afterAll(async () => {
   await job?.stop();
