@@ -9,6 +9,7 @@
 import pg from "pg";
 import { type Cluster, startCluster } from "../test/cluster/helpers/postgres-cluster.js";
 import { INGEST_ORG, orgKey, v2Batch } from "./data.js";
+import { round } from "./results.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
 
 export type ClusterSide = { perSecond: number; p50Ms: number; p99Ms: number; errors: number };
@@ -30,7 +31,6 @@ export type ClusterBenchResults = {
 const BATCH = 300;
 const CONCURRENCY = 4;
 const INGEST_TARGET = 0.8;
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 type Load = { latencies: number[]; elapsedMs: number; errorCount: number };
 type Request = { method: "GET" | "POST"; path: string; body?: string };

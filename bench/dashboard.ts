@@ -13,7 +13,7 @@ import { Pool } from "undici";
 import { addDays } from "../src/domain/dates.js";
 import type { Tables } from "../src/store/tables.js";
 import { orgKey } from "./data.js";
-import type { DashboardResults } from "./results.js";
+import { type DashboardResults, round } from "./results.js";
 import { makerId, SCORECARD_COIN, SCORECARD_PROJECT, scorecardRange } from "./scorecards.js";
 import { percentile, type RunningServer } from "./server.js";
 
@@ -22,7 +22,6 @@ const RENDER_TARGET_MS = 1000;
 const RENDER_RUNS = 5;
 const MAKER = makerId(0);
 const MARKET = `/app/coins/${SCORECARD_COIN}/${MAKER}/markets/exchange-00/tether/spot`;
-const round = (n: number) => Math.round(n * 10) / 10;
 
 /**
  * The year before the scorecard dataset's for one market (bench-mm-00, coin-000 on

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { INGEST_ORG, orgKey, v2Batch } from "./data.js";
-import type { Phase } from "./results.js";
+import { type Phase, round } from "./results.js";
 import { percentile, runLoad, startServer } from "./server.js";
 
 export type IdempotencyResults = {
@@ -21,7 +21,6 @@ export type IdempotencyResults = {
 const BATCH = 300;
 /** Batches per phase and round: two waves of the clients, then the other phase's turn. */
 const WAVES_PER_ROUND = 2;
-const round1 = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 type Request = { method: "POST"; path: string; body: string; headers?: Record<string, string> };
 
@@ -76,7 +75,7 @@ export async function idempotencySuite(
       `  idempotency, ${name}: ${p.recordsPerSecond} records/s, p50 ${p.p50Ms} ms, p99 ${p.p99Ms} ms, errors ${p.errors}`,
     );
   }
-  const ratio = round1(phases.withKey.recordsPerSecond / phases.withoutKey.recordsPerSecond, 3);
+  const ratio = round(phases.withKey.recordsPerSecond / phases.withoutKey.recordsPerSecond, 3);
   options.log(`  idempotency: with key / without = ${ratio}`);
   return { ...phases, ratio };
 }
@@ -98,8 +97,8 @@ class Totals {
     return {
       records,
       recordsPerSecond: Math.round(records / (this.elapsedMs / 1000)),
-      p50Ms: round1(percentile(this.latencies, 50)),
-      p99Ms: round1(percentile(this.latencies, 99)),
+      p50Ms: round(percentile(this.latencies, 50)),
+      p99Ms: round(percentile(this.latencies, 99)),
       errors: this.errors,
     };
   }

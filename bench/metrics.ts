@@ -5,7 +5,7 @@
  * The counters are then read back: they must equal the records sent, exactly.
  */
 import { INGEST_ORG, orgKey, v2Batch } from "./data.js";
-import type { Phase } from "./results.js";
+import { type Phase, round } from "./results.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
 
 export type MetricsBenchResults = {
@@ -19,7 +19,6 @@ export type MetricsBenchResults = {
 
 const BATCH = 300;
 const TOKEN = "bench-metrics-token-0123456789";
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export async function metricsSuite(
   targets: { off: Record<string, string>; on: Record<string, string> },

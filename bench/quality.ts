@@ -9,6 +9,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import { bulkGenerate } from "./bulk.js";
 import { benchFixture } from "./data.js";
+import { round } from "./results.js";
 
 /**
  * Issue 16's target: recomputing `exceeds_public_depth` over 1 M reports (public depth known
@@ -27,8 +28,6 @@ export type QualityBenchResults = {
   longestSubmissionMs: number;
   submissionAloneP50Ms: number;
 };
-
-const round = (n: number) => Math.round(n * 10) / 10;
 
 export async function qualitySuite(
   config: DatabaseConfig,

@@ -119,3 +119,6 @@ export type BenchResults = {
   cluster?: ClusterBenchResults;
   totalSeconds?: number;
 };
+
+/** `n` rounded to `digits` decimals, as every table of the benchmark shows figures. */
+export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;

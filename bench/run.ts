@@ -24,14 +24,15 @@ import { marketDataPause } from "./market-data-pause.js";
 import { metricsSuite } from "./metrics.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
-import type {
-  BenchResults,
-  IngestResults,
-  ListingQueryResult,
-  ListingResults,
-  Phase,
-  ScorecardQueryResult,
-  TargetResults,
+import {
+  type BenchResults,
+  type IngestResults,
+  type ListingQueryResult,
+  type ListingResults,
+  type Phase,
+  round,
+  type ScorecardQueryResult,
+  type TargetResults,
 } from "./results.js";
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
 import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
@@ -88,7 +89,6 @@ if (process.env.BENCH_LISTING_SIZES)
   plan.listing = process.env.BENCH_LISTING_SIZES.split(",").map(Number);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const log = (s: string) => process.stderr.write(`${s}\n`);
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 const LISTING_ORG = orgId(7);
 const LISTING_QUERIES: Record<string, string> = {
