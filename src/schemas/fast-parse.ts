@@ -25,7 +25,15 @@ export function fastParser<S extends z.ZodType>(
   } catch {
     return () => undefined;
   }
-  return parse as (input: unknown) => z.output<S> | undefined;
+  // Anything the generated code did not foresee (a refinement that throws, say) is Zod's to
+  // judge and word: never an exception out of here.
+  return (input) => {
+    try {
+      return parse(input) as z.output<S> | undefined;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** The parts of a Zod 4 schema read here (`schema._zod`). */

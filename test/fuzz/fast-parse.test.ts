@@ -141,4 +141,14 @@ describe("the fast parser of submissions agrees with Zod", () => {
     expect(() => fastParser(z.string().transform((s) => s.length))).toThrow(/not supported/);
     expect(() => fastParser(z.coerce.number())).toThrow(/not supported/);
   });
+
+  it("leaves to Zod, never throws, what its generated code did not foresee", () => {
+    const throwing = z.string().refine((s) => {
+      if (s === "boom") throw new Error("refinement failed");
+      return true;
+    });
+    const parse = fastParser(throwing);
+    expect(parse("fine")).toBe("fine");
+    expect(parse("boom")).toBeUndefined();
+  });
 });
