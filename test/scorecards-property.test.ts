@@ -215,6 +215,21 @@ describe("scorecards, property", () => {
         const periodOf = (date: string) =>
           periods.find((p) => p.since <= date && (p.until === null || date <= p.until));
         expect(cards).toEqual(derive(daily, (date) => periodOf(date)?.kpis ?? {}));
+
+        // The dashboard's read (no depth shares, medians rolled up) counts the same.
+        const counts = cards.map(({ medianDepthShare200: _, ...c }: Record<string, unknown>) => c);
+        const filter = {
+          scope: { kind: "all" } as const,
+          organizationId: org,
+          dateGte: FIRST,
+          dateLte: LAST,
+          now: clock,
+          deadlineUtc: DEADLINE,
+        };
+        for (const perMarket of [false, true]) {
+          const read = await t.database.stores.scorecards.marketsWithMedians(filter, perMarket);
+          expect(read.markets).toEqual(counts);
+        }
       }),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 15) },
     );

@@ -3,7 +3,7 @@ import { NotFoundError } from "../domain/errors.js";
 import { compliance } from "../domain/obligation.js";
 import type { ObligationStore } from "../store/obligation-store.js";
 import type { OrganizationStore } from "../store/organization-store.js";
-import type { MarketScorecard, ScorecardMedians } from "../store/scorecard-store.js";
+import type { ScorecardCounts, ScorecardMedians } from "../store/scorecard-store.js";
 import { engagedMakerName } from "./dashboard-scope.js";
 import type { ReferenceDataCache } from "./reference-data.js";
 import { getScorecardsWithMedians, type ScorecardDeps, scorecardRange } from "./scorecards.js";
@@ -47,7 +47,7 @@ export type MakerPage = {
   dateGte: string;
   dateLte: string;
   maker: MakerSummary;
-  markets: (MarketScorecard & Medians)[];
+  markets: (ScorecardCounts & Medians)[];
 };
 
 /** The coins a caller's coin pages cover: a project's own, else those with obligations. */
@@ -111,7 +111,7 @@ export async function makerPage(
     deps.referenceData.current(),
   ]);
   const { medians } = scorecards;
-  const marketMedians = (s: MarketScorecard) =>
+  const marketMedians = (s: ScorecardCounts) =>
     medians.find(
       (m) =>
         m.market?.exchangeId === s.exchangeId &&
@@ -139,8 +139,8 @@ function mediansOf(m: ScorecardMedians | undefined): Medians {
 }
 
 /** A market maker's scorecards summed (compliance over all its due market-days). */
-function summaryOf(items: MarketScorecard[], medians: ScorecardMedians | undefined): MakerSummary {
-  const sum = (pick: (s: MarketScorecard) => number) => items.reduce((n, s) => n + pick(s), 0);
+function summaryOf(items: ScorecardCounts[], medians: ScorecardMedians | undefined): MakerSummary {
+  const sum = (pick: (s: ScorecardCounts) => number) => items.reduce((n, s) => n + pick(s), 0);
   const daysDue = sum((s) => s.daysDue);
   const daysMet = sum((s) => s.daysMet);
   return {

@@ -4,7 +4,6 @@ import {
   deadlineSql,
   foundCte,
   kpiBit,
-  kpiColumn,
   kpiFailed,
   MARKET_ORDER,
   periodsCte,
@@ -26,32 +25,48 @@ const share = (reported: string, side: string) =>
   `case when d.${side} > 0 then r.${reported} / d.${side} end`;
 
 /**
- * `judged`: each report of a due day that answers an obligation market (`found` matched to
- * `periods`), reduced to what the counts need: its market's number, its outcomes as booleans
- * (each KPI judged once), its depth shares (and, for `medians`, the metrics they are taken
- * of). `offset 0` evaluates them here, so that the
- * rows sorted for the medians are narrow.
+ * What a scorecard query computes beyond the counts: the medians a project compares market
+ * makers by (`medians`: per market and per organization and coin), and each market's
+ * median depth shares against the public book (`shares`: the public depth of every judged
+ * report's day, a quarter of the query's time, which the dashboard does not show).
  */
-function judgedReports(f: ScorecardFilter, kpis: { kpi: KpiName; i: number }[], medians: boolean) {
-  const failed = kpis.map(({ kpi }) => kpiFailed(kpi));
-  const anyFailed = failed.length === 0 ? "false" : failed.join(" or ");
-  const perKpi = kpis.map(
-    ({ kpi, i }, k) =>
-      `, ${failed[k]} as missed_${i}, p.${kpiColumn(kpi)} is not null as judged_${i}`,
-  );
+export type AggregateParts = { medians: boolean; shares: boolean };
+
+/**
+ * `judged`: each report of a due day that answers an obligation market (`found` matched to
+ * `periods`), reduced to what the counts need: its market's number, its period's KPI mask, a
+ * boolean per KPI it misses (each KPI judged once: whether it was met at all, and which KPIs
+ * judged it, are counted from these and the mask), its depth shares (`shares`) and, for
+ * `medians`, the metrics they are taken of. `offset 0` evaluates them here, so that the rows
+ * sorted for the medians are narrow: a boolean column per KPI judged, or `met` judged a second
+ * time, cost a tenth of the query.
+ */
+function judgedReports(
+  f: ScorecardFilter,
+  kpis: { kpi: KpiName; i: number }[],
+  { medians, shares }: AggregateParts,
+) {
+  const metrics = medians ? sql`, r.bid_depth_200, r.ask_depth_200, r.bid_ask_spread` : sql``;
+  const perKpi = kpis.map(({ kpi, i }) => `, ${kpiFailed(kpi)} as missed_${i}`);
   return sql`judged as (
-    select p.organization_coin, p.market, r.created_at > ${deadlineSql("r.date", f)} as late,
-      r.eligibility_status = 'eligible' as eligible, r.quality_flags <> 0 as flagged,
-      not (${sql.raw(anyFailed)}) as met ${sql.raw(perKpi.join(""))},
-      ${sql.raw(share("bid_depth_200", "cost_to_move_down_usd"))} as bid_share,
-      ${sql.raw(share("ask_depth_200", "cost_to_move_up_usd"))} as ask_share
-      ${medians ? sql`, r.bid_depth_200, r.ask_depth_200, r.bid_ask_spread` : sql``}
+    select p.organization_coin, p.market, p.kpi_mask,
+      r.created_at > ${deadlineSql("r.date", f)} as late,
+      r.eligibility_status = 'eligible' as eligible, r.quality_flags <> 0 as flagged
+      ${sql.raw(perKpi.join(""))}
+      ${shares ? SHARES : sql``}
+      ${metrics}
     from found r join periods p on ${REPORT_MATCHES_PERIOD}
-    left join public_depth d on d.depth_market = p.depth_market and d.day = r.date
-      and d.by_coin = (r.quote_coin_id is not null)
+    ${shares ? PUBLIC_DEPTH_JOIN : sql``}
     offset 0
   )`;
 }
+
+const SHARES = sql.raw(`, ${share("bid_depth_200", "cost_to_move_down_usd")} as bid_share,
+      ${share("ask_depth_200", "cost_to_move_up_usd")} as ask_share`);
+const PUBLIC_DEPTH_JOIN = sql`left join public_depth d on d.depth_market = p.depth_market
+      and d.day = r.date and d.by_coin = (r.quote_coin_id is not null)`;
+const SHARE_MEDIANS = sql`, percentile_cont(0.5) within group (order by bid_share) as bid_share,
+      percentile_cont(0.5) within group (order by ask_share) as ask_share`;
 
 const median = (column: string) =>
   `percentile_cont(0.5) within group (order by ${column}) as median_${column}`;
@@ -60,24 +75,27 @@ const MEDIANS = sql.raw(
 );
 
 /**
- * `by_market`: per obligation market, its judged reports counted by outcome and the median of
- * each side's depth share, in one sorted pass (a KPI's met days are the reports its periods
- * judge on it less its missed ones). With `medians`, also the medians a project compares
- * market makers by (issue 14), per market and (rows without a market) per organization and
- * coin: the same sorted pass rolls them up, so that the dashboard reads the reports once.
+ * `by_market`: per obligation market, its judged reports counted by outcome and, with
+ * `shares`, the median of each side's depth share, in one pass (a KPI's met days are the
+ * reports its periods judge on it less its missed ones). With `medians`, also the medians a
+ * project compares market makers by (issue 14), per market and (rows without a market) per
+ * organization and coin: the same sorted pass rolls them up, so that the dashboard reads the
+ * reports once (medians per organization alone, sorted apart, took longer than the roll-up).
  */
-function countsByMarket(kpis: { kpi: KpiName; i: number }[], medians: boolean) {
+function countsByMarket(kpis: { kpi: KpiName; i: number }[], { medians, shares }: AggregateParts) {
   const perKpi = kpis.map(
-    ({ i }) => `, count(*) filter (where judged_${i} and not missed_${i}) as met_${i},
+    ({
+      i,
+    }) => `, count(*) filter (where kpi_mask & ${kpiBit(i)} <> 0 and not missed_${i}) as met_${i},
       count(*) filter (where missed_${i}) as missed_${i}`,
   );
+  const anyMissed = kpis.length === 0 ? "false" : kpis.map(({ i }) => `missed_${i}`).join(" or ");
   return sql`by_market as (
-    select ${medians ? sql`organization_coin, ` : sql``}market, count(*) as reported, count(*) filter (where late) as late,
+    select ${medians ? sql`organization_coin, ` : sql``}market, count(*) as reported,
+      count(*) filter (where late) as late,
       count(*) filter (where eligible) as eligible, count(*) filter (where flagged) as flagged,
-      count(*) filter (where met) as met ${sql.raw(perKpi.join(""))},
-      percentile_cont(0.5) within group (order by bid_share) as bid_share,
-      percentile_cont(0.5) within group (order by ask_share) as ask_share
-      ${medians ? MEDIANS : sql``}
+      count(*) filter (where not (${sql.raw(anyMissed)})) as met ${sql.raw(perKpi.join(""))}
+      ${shares ? SHARE_MEDIANS : sql``} ${medians ? MEDIANS : sql``}
     from judged group by ${medians ? sql`organization_coin, rollup (market)` : sql`market`}
   )`;
 }
@@ -125,8 +143,8 @@ const MEDIAN_COLUMNS = sql.raw(
 /**
  * One row per obligation market of the range: days due, reported, late, eligible, met and
  * the per-KPI counts (CONTRACT section 4), for the KPIs `kpiMask` holds (those the periods
- * in scope set: the SQL judges only them), and the medians of the depth shares. Shaped for a
- * year of 400 markets (146,400 market-days):
+ * in scope set: the SQL judges only them), and what `parts` asks for (the medians of the
+ * depth shares, those of the metrics). Shaped for a year of 400 markets (146,400 market-days):
  * - days due are counted from the periods by date arithmetic up to `lastDue` (the last day
  *   whose deadline has passed), not listed one by one;
  * - only the reports of due days are read (index range scans), each matched to its period,
@@ -142,8 +160,9 @@ export function marketScorecards(
   f: ScorecardFilter,
   lastDue: string,
   kpiMask: number,
-  medians = false,
+  parts: AggregateParts = { medians: false, shares: true },
 ): RawBuilder<unknown> {
+  const { medians, shares } = parts;
   const to = lastDue < f.dateLte ? lastDue : f.dateLte;
   const kpis = kpisOfMask(kpiMask);
   const perKpi = kpis.map(
@@ -151,9 +170,9 @@ export function marketScorecards(
   );
   return sql`with ${periodsCte(f)},
   ${foundCte(f.dateGte, to)},
-  ${publicDepthCte()},
-  ${judgedReports(f, kpis, medians)},
-  ${countsByMarket(kpis, medians)},
+  ${shares ? sql`${publicDepthCte()},` : sql``}
+  ${judgedReports(f, kpis, parts)},
+  ${countsByMarket(kpis, parts)},
   per_market as (
     select market, organization_coin, ${MARKET_ORDER},
       sum(greatest(0, least(last_day, ${to}::date) - first_day + 1)) as due
@@ -163,7 +182,8 @@ export function marketScorecards(
     m.due, coalesce(b.reported, 0) as reported, coalesce(b.late, 0) as late,
     coalesce(b.eligible, 0) as eligible, coalesce(b.met, 0) as met,
     coalesce(b.flagged, 0) as flagged ${sql.raw(perKpi.join(""))},
-    org.name as organization_name, b.bid_share, b.ask_share ${medians ? MEDIAN_COLUMNS : sql``}
+    org.name as organization_name ${shares ? sql`, b.bid_share, b.ask_share` : sql``}
+    ${medians ? MEDIAN_COLUMNS : sql``}
   from per_market m join organizations org on org.id = m.organization_id
   left join by_market b on b.market = m.market
   ${medians ? sql`left join by_market o on o.organization_coin = m.organization_coin and o.market is null` : sql``}

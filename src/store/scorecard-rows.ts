@@ -14,8 +14,8 @@ export type ScoredMarket = {
 
 export type KpiCounts = { daysMet: number; daysMissed: number };
 
-/** One obligation market's scorecard over the range (pending days are counted nowhere). */
-export type MarketScorecard = ScoredMarket & {
+/** One obligation market's counts over the range (pending days are counted nowhere). */
+export type ScorecardCounts = ScoredMarket & {
   daysDue: number;
   daysReported: number;
   daysMissing: number;
@@ -25,8 +25,10 @@ export type MarketScorecard = ScoredMarket & {
   compliance: number | null;
   kpis: Partial<Record<KpiName, KpiCounts>>;
   daysFlagged: number;
-  medianDepthShare200: DepthShares;
 };
+
+/** One obligation market's scorecard: its counts and its median depth shares. */
+export type MarketScorecard = ScorecardCounts & { medianDepthShare200: DepthShares };
 
 export type MarketRow = {
   organization_id: string;
@@ -61,8 +63,8 @@ export type AggregateRow = MarketRow & {
   eligible: number;
   met: number;
   flagged: number;
-  bid_share: number | null;
-  ask_share: number | null;
+  bid_share?: number | null;
+  ask_share?: number | null;
   market_reports?: number | null;
   organization_reports?: number | null;
 } & Record<`${"met" | "missed"}_${number}`, number> &
@@ -92,7 +94,7 @@ function kpisOf(row: AggregateRow): Partial<Record<KpiName, KpiCounts>> {
   return kpis;
 }
 
-export const scorecardOf = (row: AggregateRow): MarketScorecard => ({
+export const countsOf = (row: AggregateRow): ScorecardCounts => ({
   ...marketOf(row),
   daysDue: Number(row.due),
   daysReported: Number(row.reported),
@@ -103,7 +105,12 @@ export const scorecardOf = (row: AggregateRow): MarketScorecard => ({
   compliance: compliance(Number(row.met), Number(row.due)),
   kpis: kpisOf(row),
   daysFlagged: Number(row.flagged),
-  medianDepthShare200: depthSharesOf(row.bid_share, row.ask_share),
+});
+
+/** A row read with its shares (`parts.shares`) as a scorecard. */
+export const scorecardOf = (row: AggregateRow): MarketScorecard => ({
+  ...countsOf(row),
+  medianDepthShare200: depthSharesOf(row.bid_share ?? null, row.ask_share ?? null),
 });
 
 /**

@@ -2,14 +2,16 @@ import { type Kysely, sql } from "kysely";
 import type { DayStatus, KpiName } from "../domain/obligation.js";
 import type { EligibilityStatus } from "../domain/report.js";
 import { lastDueDay } from "../domain/scorecard.js";
-import { marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
+import { type AggregateParts, marketScorecards, periodSummary } from "./scorecard-aggregate-sql.js";
 import { scoredDays } from "./scorecard-days-sql.js";
 import {
   type AggregateRow,
+  countsOf,
   type MarketRow,
   type MarketScorecard,
   marketOf,
   mediansOfRows,
+  type ScorecardCounts,
   type ScorecardMedians,
   type ScoredMarket,
   scorecardOf,
@@ -17,7 +19,12 @@ import {
 import { MARKET_ORDER, owingOrganizations, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
 
-export type { MarketScorecard, ScorecardMedians, ScoredMarket } from "./scorecard-rows.js";
+export type {
+  MarketScorecard,
+  ScorecardCounts,
+  ScorecardMedians,
+  ScoredMarket,
+} from "./scorecard-rows.js";
 export type { ScorecardFilter };
 
 /** One obligation market on one day. */
@@ -89,7 +96,10 @@ export function createScorecardStore(
    * SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares
    * follow the order too.
    */
-  const scoredRows = async (filter: ScorecardFilter, medians: boolean): Promise<AggregateRow[]> => {
+  const scoredRows = async (
+    filter: ScorecardFilter,
+    parts: AggregateParts,
+  ): Promise<AggregateRow[]> => {
     if (isEmpty(filter)) return [];
     const splittable = parallelism > 1 && filter.organizationIds === undefined;
     const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
@@ -97,7 +107,7 @@ export function createScorecardStore(
     const result = await scoring(db, { hashAggregate: true }, async (trx) => {
       const summary = (await periodSummary(filter).execute(trx)).rows[0];
       if (splittable && (summary?.n ?? 0) > splitAbove) return undefined;
-      return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0, medians).execute(trx);
+      return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0, parts).execute(trx);
     });
     if (result !== undefined) return result.rows as AggregateRow[];
     const owing = await owingOrganizations(filter).execute(db);
@@ -105,10 +115,10 @@ export function createScorecardStore(
       owing.rows.map((r) => r.organization_id),
       parallelism,
     );
-    const parts = await Promise.all(
-      shares.map((organizationIds) => scoredRows({ ...filter, organizationIds }, medians)),
+    const scored = await Promise.all(
+      shares.map((organizationIds) => scoredRows({ ...filter, organizationIds }, parts)),
     );
-    return parts.flat();
+    return scored.flat();
   };
   return {
     /**
@@ -119,19 +129,20 @@ export function createScorecardStore(
      * on one core. Scopes of fewer market-days than SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares follow the order too.
      */
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
-      return (await scoredRows(filter, false)).map(scorecardOf);
+      return (await scoredRows(filter, { medians: false, shares: true })).map(scorecardOf);
     },
 
     /**
-     * `markets` and the medians of the same reports (see `mediansOfRows`), from one read of
-     * them: the dashboard's coin and market maker pages show both.
+     * The counts of `markets` and the medians of the same reports (see `mediansOfRows`), from
+     * one read of them: the dashboard's coin and market maker pages show both, and not the
+     * depth shares, whose public depth join was a quarter of the time.
      */
     async marketsWithMedians(
       filter: ScorecardFilter,
       perMarket: boolean,
-    ): Promise<{ markets: MarketScorecard[]; medians: ScorecardMedians[] }> {
-      const rows = await scoredRows(filter, true);
-      return { markets: rows.map(scorecardOf), medians: mediansOfRows(rows, perMarket) };
+    ): Promise<{ markets: ScorecardCounts[]; medians: ScorecardMedians[] }> {
+      const rows = await scoredRows(filter, { medians: true, shares: false });
+      return { markets: rows.map(countsOf), medians: mediansOfRows(rows, perMarket) };
     },
 
     /** One row per obligation market and day (pending days included), then by date. */
