@@ -6,6 +6,7 @@ import {
   kpiBit,
   kpiFailed,
   MARKET_ORDER,
+  metricColumnsOf,
   periodsCte,
   REPORT_MATCHES_PERIOD,
   type ScorecardFilter,
@@ -23,6 +24,9 @@ export function kpisOfMask(mask: number): { kpi: KpiName; i: number }[] {
  */
 const share = (reported: string, side: string) =>
   `case when d.${side} > 0 then r.${reported} / d.${side} end`;
+
+/** The metrics a project compares market makers by (issue 14): their medians. */
+const MEDIAN_METRICS = ["bid_depth_200", "ask_depth_200", "bid_ask_spread"];
 
 /**
  * What a scorecard query computes beyond the counts: the medians a project compares market
@@ -46,7 +50,7 @@ function judgedReports(
   kpis: { kpi: KpiName; i: number }[],
   { medians, shares }: AggregateParts,
 ) {
-  const metrics = medians ? sql`, r.bid_depth_200, r.ask_depth_200, r.bid_ask_spread` : sql``;
+  const metrics = medians ? sql.raw(MEDIAN_METRICS.map((c) => `, r.${c}`).join("")) : sql``;
   const perKpi = kpis.map(({ kpi, i }) => `, ${kpiFailed(kpi)} as missed_${i}`);
   return sql`judged as (
     select p.organization_coin, p.market, p.kpi_mask,
@@ -70,9 +74,7 @@ const SHARE_MEDIANS = sql`, percentile_cont(0.5) within group (order by bid_shar
 
 const median = (column: string) =>
   `percentile_cont(0.5) within group (order by ${column}) as median_${column}`;
-const MEDIANS = sql.raw(
-  `, ${["bid_depth_200", "ask_depth_200", "bid_ask_spread"].map(median).join(", ")}`,
-);
+const MEDIANS = sql.raw(`, ${MEDIAN_METRICS.map(median).join(", ")}`);
 
 /**
  * `by_market`: per obligation market, its judged reports counted by outcome and, with
@@ -134,11 +136,20 @@ function publicDepthCte() {
 const MEDIAN_COLUMNS = sql.raw(
   [
     ", b.reported as market_reports, o.reported as organization_reports",
-    ...["bid_depth_200", "ask_depth_200", "bid_ask_spread"].map(
+    ...MEDIAN_METRICS.map(
       (c) => `b.median_${c} as market_${c}, o.median_${c} as organization_${c}`,
     ),
   ].join(", "),
 );
+
+const SHARE_INPUTS = ["quote_coin_id", "bid_depth_200", "ask_depth_200"];
+
+/** What `judged` reads of a report beyond its key: the metrics judged, the parts' inputs. */
+const foundColumns = (kpis: { kpi: KpiName }[], { medians, shares }: AggregateParts) => [
+  ...metricColumnsOf(kpis.map(({ kpi }) => kpi)),
+  ...(shares ? SHARE_INPUTS : []),
+  ...(medians ? MEDIAN_METRICS : []),
+];
 
 /**
  * One row per obligation market of the range: days due, reported, late, eligible, met and
@@ -169,7 +180,7 @@ export function marketScorecards(
     ({ i }) => `, coalesce(b.met_${i}, 0) as met_${i}, coalesce(b.missed_${i}, 0) as missed_${i}`,
   );
   return sql`with ${periodsCte(f)},
-  ${foundCte(f.dateGte, to)},
+  ${foundCte(f.dateGte, to, foundColumns(kpis, parts))},
   ${shares ? sql`${publicDepthCte()},` : sql``}
   ${judgedReports(f, kpis, parts)},
   ${countsByMarket(kpis, parts)},

@@ -99,38 +99,50 @@ export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
   )`;
 }
 
-/** What scoring reads of a report: its key, arrival, eligibility and the metrics KPIs judge. */
-const REPORT_COLUMNS = sql.raw(
-  [
-    "id",
-    "organization_id",
-    "date",
-    "exchange_id",
-    "base_coin_id",
-    "quote_key",
-    "instrument_type",
-    "created_at",
-    "eligibility_status",
-    "quote_coin_id",
-    "quality_flags",
-    ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
-  ]
-    .map((c) => `r.${c}`)
-    .join(", "),
-);
+/** The key of a report and what every scoring query reads of it. */
+const REPORT_KEY_COLUMNS = [
+  "organization_id",
+  "date",
+  "exchange_id",
+  "base_coin_id",
+  "quote_key",
+  "instrument_type",
+  "created_at",
+  "eligibility_status",
+  "quality_flags",
+];
+
+/** Every metric a KPI judges. */
+export const KPI_METRIC_COLUMNS = [
+  ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
+];
+
+/** The metric columns the KPIs of `kpis` judge. */
+export const metricColumnsOf = (kpis: readonly KpiName[]): string[] => [
+  ...new Set(kpis.map((kpi) => metricColumn(KPIS[kpi].metric))),
+];
 
 /**
- * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`:
+ * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`,
+ * with their id, key, arrival, eligibility, flags and the `columns` asked for (only what is
+ * read: each column a row carries costs):
  * one range scan of the (organization, base coin, date) index per pair, never one lookup per
  * market and day. `offset 0` keeps the subquery as written: inlined, the planner pushed each
  * obligation market's key into a scan per market over the same index, reading every entry of
  * the pair once per market (2.9 million entries for 146,400 reports).
  */
-export function foundCte(from: string, to: string): RawBuilder<unknown> {
+export function foundCte(
+  from: string,
+  to: string,
+  columns: readonly string[] = KPI_METRIC_COLUMNS,
+): RawBuilder<unknown> {
+  const read = sql.raw(
+    ["id", ...REPORT_KEY_COLUMNS, ...new Set(columns)].map((c) => `r.${c}`).join(", "),
+  );
   return sql`owed as (select distinct organization_id, base_coin_id from periods),
   found as (
     select r.* from owed w cross join lateral (
-      select ${REPORT_COLUMNS} from reports r
+      select ${read} from reports r
       where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
         and r.date between ${from}::date and ${to}::date
       offset 0
