@@ -2,13 +2,13 @@ import { type RawBuilder, sql } from "kysely";
 import { KPI_NAMES, type KpiName } from "../domain/obligation.js";
 import {
   deadlineSql,
-  foundCte,
   kpiBit,
   kpiFailed,
   MARKET_ORDER,
   metricColumnsOf,
+  OWED_CTE,
   periodsCte,
-  REPORT_MATCHES_PERIOD,
+  reportsOfOwed,
   type ScorecardFilter,
 } from "./scorecard-sql.js";
 
@@ -37,8 +37,8 @@ const MEDIAN_METRICS = ["bid_depth_200", "ask_depth_200", "bid_ask_spread"];
 export type AggregateParts = { medians: boolean; shares: boolean };
 
 /**
- * `judged`: each report of a due day that answers an obligation market (`found` matched to
- * `periods`), reduced to what the counts need: its market's number, its period's KPI mask, a
+ * `judged`: each report of owed pair `w` of a due day that answers one of the pair's obligation
+ * markets (matched to its period), reduced to what the counts need: its market's number, its period's KPI mask, a
  * boolean per KPI it misses (each KPI judged once: whether it was met at all, and which KPIs
  * judged it, are counted from these and the mask), its depth shares (`shares`) and, for
  * `medians`, the metrics they are taken of. `offset 0` evaluates them here, so that the rows
@@ -47,23 +47,30 @@ export type AggregateParts = { medians: boolean; shares: boolean };
  */
 function judgedReports(
   f: ScorecardFilter,
+  to: string,
   kpis: { kpi: KpiName; i: number }[],
-  { medians, shares }: AggregateParts,
+  parts: AggregateParts,
 ) {
+  const { medians, shares } = parts;
   const metrics = medians ? sql.raw(MEDIAN_METRICS.map((c) => `, r.${c}`).join("")) : sql``;
   const perKpi = kpis.map(({ kpi, i }) => `, ${kpiFailed(kpi)} as missed_${i}`);
-  return sql`judged as (
-    select p.organization_coin, p.market, p.kpi_mask,
+  return sql`select p.organization_coin, p.market, p.kpi_mask,
       r.created_at > ${deadlineSql("r.date", f)} as late,
       r.eligibility_status = 'eligible' as eligible, r.quality_flags <> 0 as flagged
       ${sql.raw(perKpi.join(""))}
       ${shares ? SHARES : sql``}
       ${metrics}
-    from found r join periods p on ${REPORT_MATCHES_PERIOD}
+    from (${reportsOfOwed(f.dateGte, to, foundColumns(kpis, parts))}) r
+    join ${PERIODS_OF_OWED}
     ${shares ? PUBLIC_DEPTH_JOIN : sql``}
-    offset 0
-  )`;
+    offset 0`;
 }
+
+/** The periods `p` of owed pair `w`, each report `r` joined to the one it answers on its day. */
+const PERIODS_OF_OWED = sql`(select * from periods p
+      where p.organization_id = w.organization_id and p.base_coin_id = w.base_coin_id) p
+    on p.exchange_id = r.exchange_id and p.quote_key = r.quote_key
+      and p.instrument_type = r.instrument_type and r.date between p.first_day and p.last_day`;
 
 const SHARES = sql.raw(`, ${share("bid_depth_200", "cost_to_move_down_usd")} as bid_share,
       ${share("ask_depth_200", "cost_to_move_up_usd")} as ask_share`);
@@ -83,8 +90,15 @@ const MEDIANS = sql.raw(`, ${MEDIAN_METRICS.map(median).join(", ")}`);
  * project compares market makers by (issue 14), per market and (rows without a market) per
  * organization and coin: the same sorted pass rolls them up, so that the dashboard reads the
  * reports once (medians per organization alone, sorted apart, took longer than the roll-up).
+ * Each owed pair is judged and grouped on its own (a lateral per pair): twenty sorts of a
+ * pair's 7,000 reports, each matched against the pair's 40 periods, took a sixth less time
+ * than one sort of 140,000 matched against all 800.
  */
-function countsByMarket(kpis: { kpi: KpiName; i: number }[], { medians, shares }: AggregateParts) {
+function countsByMarket(
+  kpis: { kpi: KpiName; i: number }[],
+  { medians, shares }: AggregateParts,
+  judged: RawBuilder<unknown>,
+) {
   const perKpi = kpis.map(
     ({
       i,
@@ -93,12 +107,15 @@ function countsByMarket(kpis: { kpi: KpiName; i: number }[], { medians, shares }
   );
   const anyMissed = kpis.length === 0 ? "false" : kpis.map(({ i }) => `missed_${i}`).join(" or ");
   return sql`by_market as (
+    select a.* from owed w cross join lateral (
     select ${medians ? sql`organization_coin, ` : sql``}market, count(*) as reported,
       count(*) filter (where late) as late,
       count(*) filter (where eligible) as eligible, count(*) filter (where flagged) as flagged,
       count(*) filter (where not (${sql.raw(anyMissed)})) as met ${sql.raw(perKpi.join(""))}
       ${shares ? SHARE_MEDIANS : sql``} ${medians ? MEDIANS : sql``}
-    from judged group by ${medians ? sql`organization_coin, rollup (market)` : sql`market`}
+    from (${judged}) judged
+    group by ${medians ? sql`organization_coin, rollup (market)` : sql`market`}
+    ) a
   )`;
 }
 
@@ -162,8 +179,8 @@ const foundColumns = (kpis: { kpi: KpiName }[], { medians, shares }: AggregatePa
  *   judged with a few plain comparisons (no per-row time zone conversion, no expression for a
  *   KPI nobody set) and joined to its day's public depth by market number (`judged`);
  * - the counts and the medians come from one pass over them, grouped by market number
- *   (`by_market`): collecting each market's shares in arrays to unnest and sort afterwards
- *   cost more than sorting the narrow judged rows once.
+ *   (`by_market`), an organization and coin at a time: collecting each market's shares in
+ *   arrays to unnest and sort afterwards cost more than sorting the narrow judged rows.
  * The day-by-day query (scorecard-days-sql.ts) judges the same days one by one; the tests
  * hold both to the domain's rules.
  */
@@ -180,10 +197,9 @@ export function marketScorecards(
     ({ i }) => `, coalesce(b.met_${i}, 0) as met_${i}, coalesce(b.missed_${i}, 0) as missed_${i}`,
   );
   return sql`with ${periodsCte(f)},
-  ${foundCte(f.dateGte, to, foundColumns(kpis, parts))},
+  ${OWED_CTE},
   ${shares ? sql`${publicDepthCte()},` : sql``}
-  ${judgedReports(f, kpis, parts)},
-  ${countsByMarket(kpis, parts)},
+  ${countsByMarket(kpis, parts, judgedReports(f, to, kpis, parts))},
   per_market as (
     select market, organization_coin, ${MARKET_ORDER},
       sum(greatest(0, least(last_day, ${to}::date) - first_day + 1)) as due

@@ -136,18 +136,32 @@ export function foundCte(
   to: string,
   columns: readonly string[] = KPI_METRIC_COLUMNS,
 ): RawBuilder<unknown> {
+  return sql`${OWED_CTE},
+  found as (
+    select r.* from owed w cross join lateral (${reportsOfOwed(from, to, columns)}) r
+  )`;
+}
+
+/** `owed`: each organization and coin of `periods`, once. */
+export const OWED_CTE = sql`owed as (select distinct organization_id, base_coin_id from periods)`;
+
+/**
+ * The reports of `owed` pair `w`, dated `from` to `to`, with their id, key, arrival,
+ * eligibility, flags and the `columns` asked for: one range scan of the (organization, base
+ * coin, date) index.
+ */
+export function reportsOfOwed(
+  from: string,
+  to: string,
+  columns: readonly string[],
+): RawBuilder<unknown> {
   const read = sql.raw(
     ["id", ...REPORT_KEY_COLUMNS, ...new Set(columns)].map((c) => `r.${c}`).join(", "),
   );
-  return sql`owed as (select distinct organization_id, base_coin_id from periods),
-  found as (
-    select r.* from owed w cross join lateral (
-      select ${read} from reports r
+  return sql`select ${read} from reports r
       where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
         and r.date between ${from}::date and ${to}::date
-      offset 0
-    ) r
-  )`;
+      offset 0`;
 }
 
 /** A report `r` and the obligation market `p` (of `periods`) it answers on its day. */
