@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { KPI_NAMES } from "../src/domain/obligation.js";
+import { periodSummary } from "../src/store/scorecard-aggregate-sql.js";
+import { judgedWith } from "../src/store/scorecard-store.js";
 import { SCORECARD_KEYS as KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
 
 /** Who sees which scorecards (CONTRACT section 4), and the query's 400s. */
@@ -174,5 +177,26 @@ describe("the scorecard routes in the OpenAPI document", () => {
         expect(get.responses[status].content["application/json"].example).toBeDefined();
       expect(get.responses["401"].$ref).toBe("#/components/responses/Unauthorized");
     }
+  });
+});
+
+describe("a scorecard judged with a stale KPI mask", () => {
+  it("is judged again with the KPIs its own periods set", async () => {
+    const db = w.t.database.db;
+    const filter = {
+      scope: { kind: "all" } as const,
+      dateGte: "2025-03-01",
+      dateLte: "2025-03-05",
+      now: new Date("2025-03-10T00:00:00Z"),
+      deadlineUtc: loadConfig({}).reportDeadlineUtc,
+    };
+    const parts = { medians: true, shares: true };
+    const summary = (await periodSummary(filter).execute(db)).rows[0];
+    expect(summary?.kpi_mask).toBeGreaterThan(0);
+    // As if the summary had been read before every obligation set its KPIs.
+    const stale = await judgedWith(db, filter, parts, 0);
+    expect(stale).toEqual(await judgedWith(db, filter, parts, summary?.kpi_mask ?? 0));
+    const met = `met_${KPI_NAMES.indexOf("minBidDepth200")}` as const;
+    expect(stale.some((row) => Number(row[met]) > 0)).toBe(true);
   });
 });

@@ -54,7 +54,7 @@ function judgedReports(
   const { medians, shares } = parts;
   const metrics = medians ? sql.raw(MEDIAN_METRICS.map((c) => `, r.${c}`).join("")) : sql``;
   const perKpi = kpis.map(({ kpi, i }) => `, ${kpiFailed(kpi)} as missed_${i}`);
-  return sql`select p.organization_coin, p.market, p.kpi_mask,
+  return sql`select p.market, p.kpi_mask,
       r.created_at > ${deadlineSql("r.date", f)} as late,
       r.eligibility_status = 'eligible' as eligible, r.quality_flags <> 0 as flagged
       ${sql.raw(perKpi.join(""))}
@@ -108,13 +108,13 @@ function countsByMarket(
   const anyMissed = kpis.length === 0 ? "false" : kpis.map(({ i }) => `missed_${i}`).join(" or ");
   return sql`by_market as (
     select a.* from owed w cross join lateral (
-    select ${medians ? sql`organization_coin, ` : sql``}market, count(*) as reported,
+    select ${medians ? sql`w.organization_coin, ` : sql``}market, count(*) as reported,
       count(*) filter (where late) as late,
       count(*) filter (where eligible) as eligible, count(*) filter (where flagged) as flagged,
       count(*) filter (where not (${sql.raw(anyMissed)})) as met ${sql.raw(perKpi.join(""))}
       ${shares ? SHARE_MEDIANS : sql``} ${medians ? MEDIANS : sql``}
     from (${judged}) judged
-    group by ${medians ? sql`organization_coin, rollup (market)` : sql`market`}
+    group by ${medians ? sql`rollup (market)` : sql`market`}
     ) a
   )`;
 }
@@ -210,20 +210,25 @@ export function marketScorecards(
     coalesce(b.eligible, 0) as eligible, coalesce(b.met, 0) as met,
     coalesce(b.flagged, 0) as flagged ${sql.raw(perKpi.join(""))},
     org.name as organization_name ${shares ? sql`, b.bid_share, b.ask_share` : sql``}
-    ${medians ? MEDIAN_COLUMNS : sql``}
+    ${medians ? MEDIAN_COLUMNS : sql``},
+    (select bit_or(kpi_mask) from periods)::int as scope_kpi_mask
   from per_market m join organizations org on org.id = m.organization_id
   left join by_market b on b.market = m.market
   ${medians ? sql`left join by_market o on o.organization_coin = m.organization_coin and o.market is null` : sql``}
   order by ${MARKET_ORDER}`;
 }
 
+export type PeriodSummary = { n: number; kpi_mask: number; organizations: string[] };
+
 /**
  * What the periods in scope hold before any report is read: how many market-days the
- * day-by-day query would list, and the KPIs they set (a mask).
+ * day-by-day query would list, the KPIs they set (a mask) and the organizations they are
+ * owed by, in byte order.
  */
-export function periodSummary(f: ScorecardFilter): RawBuilder<{ n: number; kpi_mask: number }> {
-  return sql<{ n: number; kpi_mask: number }>`with ${periodsCte(f)}
+export function periodSummary(f: ScorecardFilter): RawBuilder<PeriodSummary> {
+  return sql<PeriodSummary>`with ${periodsCte(f)}
     select coalesce(sum(last_day - first_day + 1), 0)::int as n,
-      coalesce(bit_or(kpi_mask), 0)::int as kpi_mask
+      coalesce(bit_or(kpi_mask), 0)::int as kpi_mask,
+      coalesce(array_agg(distinct organization_id order by organization_id), '{}') as organizations
     from periods`;
 }

@@ -65,6 +65,8 @@ export type AggregateRow = MarketRow & {
   flagged: number;
   bid_share?: number | null;
   ask_share?: number | null;
+  /** The KPIs the periods the row was read with set (the query judged those of its mask). */
+  scope_kpi_mask: number;
   market_reports?: number | null;
   organization_reports?: number | null;
 } & Record<`${"met" | "missed"}_${number}`, number> &

@@ -53,12 +53,6 @@ function obligationWhere(f: ScorecardFilter): RawBuilder<unknown> {
   return sql.join(conditions, sql` and `);
 }
 
-/** The organizations owing something in the filter's scope and range, in byte order. */
-export function owingOrganizations(f: ScorecardFilter): RawBuilder<{ organization_id: string }> {
-  return sql<{ organization_id: string }>`select distinct o.organization_id
-    from obligations o where ${obligationWhere(f)} order by 1`;
-}
-
 /** Bit i of a KPI mask stands for KPI_NAMES[i]. */
 export const kpiBit = (i: number) => 1 << i;
 
@@ -142,8 +136,10 @@ export function foundCte(
   )`;
 }
 
-/** `owed`: each organization and coin of `periods`, once. */
-export const OWED_CTE = sql`owed as (select distinct organization_id, base_coin_id from periods)`;
+/** `owed`: each organization and coin of `periods` (and its number), once. */
+export const OWED_CTE = sql`owed as (
+    select distinct organization_id, base_coin_id, organization_coin from periods
+  )`;
 
 /**
  * The reports of `owed` pair `w`, dated `from` to `to`, with their id, key, arrival,

@@ -16,7 +16,7 @@ import {
   type ScoredMarket,
   scorecardOf,
 } from "./scorecard-rows.js";
-import { MARKET_ORDER, owingOrganizations, type ScorecardFilter } from "./scorecard-sql.js";
+import { MARKET_ORDER, type ScorecardFilter } from "./scorecard-sql.js";
 import type { Tables } from "./tables.js";
 
 export type {
@@ -52,8 +52,9 @@ type DayRow = MarketRow & {
  * - for the aggregate, sorting and nested loops discouraged: the planner cannot estimate how
  *   many reports the range scans return (it guesses one) and would sort a year of them to
  *   group them by their five text columns before judging them, or look up each one's public
- *   depth in a loop over the market-days (146,400 x 7,320); the judged rows are still sorted
- *   once, by market number, for the medians (ordered-set aggregates cannot be hashed).
+ *   depth in a loop over the market-days (146,400 x 7,320); each organization and coin's judged
+ *   rows are still sorted by market number for the medians (ordered-set aggregates cannot be
+ *   hashed).
  */
 function scoring<T>(
   db: Kysely<Tables>,
@@ -66,10 +67,28 @@ function scoring<T>(
       set_config('enable_nestloop', ${options.hashAggregate ? "off" : "on"}, true)`.execute(trx);
     return work(trx);
   };
-  // Repeatable read: the KPI mask and the counts come from one snapshot.
-  return db.isTransaction
-    ? run(db)
-    : db.transaction().setIsolationLevel("repeatable read").execute(run);
+  // The work is one statement: one snapshot (judgedWith checks its KPI mask against it).
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
+}
+
+/**
+ * `marketScorecards` judging the KPIs of `kpiMask`, read again with the KPIs its own periods
+ * set when they are more (an obligation changed after the summary was read), so that the
+ * counts always come from the periods of the snapshot they were judged in.
+ */
+export async function judgedWith(
+  db: Kysely<Tables>,
+  filter: ScorecardFilter,
+  parts: AggregateParts,
+  kpiMask: number,
+): Promise<AggregateRow[]> {
+  const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
+  const result = await scoring(db, { hashAggregate: true }, (trx) =>
+    marketScorecards(filter, lastDue, kpiMask, parts).execute(trx),
+  );
+  const rows = result.rows as AggregateRow[];
+  const unjudged = (rows[0]?.scope_kpi_mask ?? 0) & ~kpiMask;
+  return unjudged === 0 ? rows : judgedWith(db, filter, parts, kpiMask | unjudged);
 }
 
 /** Below this many market-days a scope runs whole: the extra round trips cost more. */
@@ -94,29 +113,24 @@ export function createScorecardStore(
    * connection of its own at the same time: a project's year of 20 market makers is 146,400
    * reports to judge, and one backend does that on one core. Scopes of fewer market-days than
    * SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares
-   * follow the order too.
+   * follow the order too. One summary of the periods decides the split and the KPIs judged.
    */
   const scoredRows = async (
     filter: ScorecardFilter,
     parts: AggregateParts,
   ): Promise<AggregateRow[]> => {
     if (isEmpty(filter)) return [];
-    const splittable = parallelism > 1 && filter.organizationIds === undefined;
-    const lastDue = lastDueDay(filter.now, filter.deadlineUtc);
-    // The period summary decides both the KPIs judged and whether to split: read once.
-    const result = await scoring(db, { hashAggregate: true }, async (trx) => {
-      const summary = (await periodSummary(filter).execute(trx)).rows[0];
-      if (splittable && (summary?.n ?? 0) > splitAbove) return undefined;
-      return marketScorecards(filter, lastDue, summary?.kpi_mask ?? 0, parts).execute(trx);
-    });
-    if (result !== undefined) return result.rows as AggregateRow[];
-    const owing = await owingOrganizations(filter).execute(db);
-    const shares = consecutiveShares(
-      owing.rows.map((r) => r.organization_id),
-      parallelism,
-    );
+    const summary = (await periodSummary(filter).execute(db)).rows[0];
+    if (summary === undefined) return [];
+    const filters =
+      parallelism > 1 && summary.n > splitAbove
+        ? consecutiveShares(summary.organizations, parallelism).map((organizationIds) => ({
+            ...filter,
+            organizationIds,
+          }))
+        : [filter];
     const scored = await Promise.all(
-      shares.map((organizationIds) => scoredRows({ ...filter, organizationIds }, parts)),
+      filters.map((f) => judgedWith(db, f, parts, summary.kpi_mask)),
     );
     return scored.flat();
   };
