@@ -107,9 +107,7 @@ const REPORT_KEY_COLUMNS = [
 ];
 
 /** Every metric a KPI judges. */
-export const KPI_METRIC_COLUMNS = [
-  ...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric))),
-];
+const KPI_METRIC_COLUMNS = [...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric)))];
 
 /** The metric columns the KPIs of `kpis` judge. */
 export const metricColumnsOf = (kpis: readonly KpiName[]): string[] => [
@@ -159,12 +157,6 @@ export function reportsOfOwed(
         and r.date between ${from}::date and ${to}::date
       offset 0`;
 }
-
-/** A report `r` and the obligation market `p` (of `periods`) it answers on its day. */
-export const REPORT_MATCHES_PERIOD = sql`p.organization_id = r.organization_id
-  and p.base_coin_id = r.base_coin_id and p.exchange_id = r.exchange_id
-  and p.quote_key = r.quote_key and p.instrument_type = r.instrument_type
-  and r.date between p.first_day and p.last_day`;
 
 /**
  * Whether report `r` fails one KPI of period `p`, as SQL: false when the period does not set
