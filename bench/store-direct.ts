@@ -3,7 +3,7 @@ import { CompiledQuery, type Kysely, sql } from "kysely";
 import { METRICS, type Report } from "../src/domain/report.js";
 import { float8ArrayBinary, textArrayLiteral } from "../src/store/pg-arrays.js";
 import { createReferenceStore } from "../src/store/reference-store.js";
-import { createReportStore, metricColumn } from "../src/store/report-store.js";
+import { createReportStore, metricColumn, RECORD_KEY_COLUMNS } from "../src/store/report-store.js";
 import type { Tables } from "../src/store/tables.js";
 
 /** The records of a batch as stored reports, without any validation (the store's own limit). */
@@ -122,14 +122,7 @@ export function perRecordUpsert(
 }
 
 const PLAIN_TABLE = "bench_plain_reports";
-const plainKey = [
-  "organization_id",
-  "date",
-  "exchange_id",
-  "base_coin_id",
-  "quote_key",
-  "instrument_type",
-];
+const plainKey = ["organization_id", ...RECORD_KEY_COLUMNS];
 const plainValues = ["quote_coin_id", "type", "schema_version", ...METRICS.map(metricColumn)];
 
 /**

@@ -23,7 +23,14 @@ export const metricColumn = (metric: Metric): string =>
     .replace(/__/g, "_");
 
 const metricColumns = METRICS.map(metricColumn);
-const keyColumns = ["date", "exchange_id", "base_coin_id", "quote_key", "instrument_type"];
+/** A record's key within its organization (spec section 3), as columns. */
+export const RECORD_KEY_COLUMNS = [
+  "date",
+  "exchange_id",
+  "base_coin_id",
+  "quote_key",
+  "instrument_type",
+];
 const valueColumns = [
   "quote_coin_id",
   "quote_coin_symbol",
@@ -109,12 +116,12 @@ export function createReportStore(
       const keys = sql`unnest(
         ${reports.map((r) => r.date)}::date[], ${reports.map((r) => r.exchangeId)}::text[],
         ${reports.map((r) => r.baseCoinId)}::text[], ${reports.map((r) => r.quoteKey)}::text[],
-        ${reports.map((r) => r.instrumentType)}::text[]) as k(${list(keyColumns)})`;
+        ${reports.map((r) => r.instrumentType)}::text[]) as k(${list(RECORD_KEY_COLUMNS)})`;
       const result = await sql<{ n: number }>`
         select count(*)::int as n from ${keys}
         join reports r on r.organization_id = ${organizationId}
           and ${sql.join(
-            keyColumns.map((c) => sql`r.${ident(c)} = k.${ident(c)}`),
+            RECORD_KEY_COLUMNS.map((c) => sql`r.${ident(c)} = k.${ident(c)}`),
             sql` and `,
           )}`.execute(db);
       return result.rows[0]?.n ?? 0;
@@ -197,7 +204,7 @@ const FIXED_PARAMETERS = 8;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
   .join(", ")}) as t(${inputColumns.map((c) => c.name).join(", ")})`;
-const keys = keyColumns.join(", ");
+const keys = RECORD_KEY_COLUMNS.join(", ");
 const values = valueColumns.join(", ");
 const stored = [...valueColumns, "eligibility_status", "eligibility_reason", "quality_flags"];
 

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { ReadScope } from "../domain/caller.js";
 import { deadlineOf, KPI_NAMES, KPIS, type KpiName } from "../domain/obligation.js";
-import { metricColumn } from "./report-store.js";
+import { metricColumn, RECORD_KEY_COLUMNS } from "./report-store.js";
 
 /** `minBidDepth200` -> `min_bid_depth_200`: an obligation's column for each KPI. */
 export const kpiColumn = (kpi: KpiName): string =>
@@ -96,11 +96,7 @@ export function periodsCte(f: ScorecardFilter): RawBuilder<unknown> {
 /** The key of a report and what every scoring query reads of it. */
 const REPORT_KEY_COLUMNS = [
   "organization_id",
-  "date",
-  "exchange_id",
-  "base_coin_id",
-  "quote_key",
-  "instrument_type",
+  ...RECORD_KEY_COLUMNS,
   "created_at",
   "eligibility_status",
   "quality_flags",
