@@ -37,13 +37,13 @@ const MEDIAN_METRICS = ["bid_depth_200", "ask_depth_200", "bid_ask_spread"];
 export type AggregateParts = { medians: boolean; shares: boolean };
 
 /**
- * `judged`: each report of owed pair `w` of a due day that answers one of the pair's obligation
- * markets (matched to its period), reduced to what the counts need: its market's number, its period's KPI mask, a
- * boolean per KPI it misses (each KPI judged once: whether it was met at all, and which KPIs
- * judged it, are counted from these and the mask), its depth shares (`shares`) and, for
- * `medians`, the metrics they are taken of. `offset 0` evaluates them here, so that the rows
- * sorted for the medians are narrow: a boolean column per KPI judged, or `met` judged a second
- * time, cost a tenth of the query.
+ * `judged`: each report of owed pair `w` of a due day that answers one of the pair's
+ * obligation markets (matched to its period), reduced to what the counts need: its market's
+ * number, its period's KPI mask, a boolean per KPI it misses (each KPI judged once: whether it
+ * was met at all, and which KPIs judged it, are counted from these and the mask), its depth
+ * shares (`shares`) and, for `medians`, the metrics they are taken of. `offset 0` evaluates
+ * them here, so that the rows sorted for the medians are narrow: a boolean column per KPI
+ * judged, or `met` judged a second time, cost a tenth of the query.
  */
 function judgedReports(
   f: ScorecardFilter,
@@ -99,12 +99,11 @@ function countsByMarket(
   { medians, shares }: AggregateParts,
   judged: RawBuilder<unknown>,
 ) {
-  const perKpi = kpis.map(
-    ({
-      i,
-    }) => `, count(*) filter (where kpi_mask & ${kpiBit(i)} <> 0 and not missed_${i}) as met_${i},
-      count(*) filter (where missed_${i}) as missed_${i}`,
-  );
+  const perKpi = kpis.map(({ i }) => {
+    const judgedOn = `kpi_mask & ${kpiBit(i)} <> 0`;
+    return `, count(*) filter (where ${judgedOn} and not missed_${i}) as met_${i},
+      count(*) filter (where missed_${i}) as missed_${i}`;
+  });
   const anyMissed = kpis.length === 0 ? "false" : kpis.map(({ i }) => `missed_${i}`).join(" or ");
   return sql`by_market as (
     select a.* from owed w cross join lateral (
