@@ -102,28 +102,17 @@ const REPORT_KEY_COLUMNS = [
   "quality_flags",
 ];
 
-/** Every metric a KPI judges. */
-const KPI_METRIC_COLUMNS = [...new Set(KPI_NAMES.map((kpi) => metricColumn(KPIS[kpi].metric)))];
-
 /** The metric columns the KPIs of `kpis` judge. */
 export const metricColumnsOf = (kpis: readonly KpiName[]): string[] => [
   ...new Set(kpis.map((kpi) => metricColumn(KPIS[kpi].metric))),
 ];
 
 /**
- * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`,
- * with their id, key, arrival, eligibility, flags and the `columns` asked for (only what is
- * read: each column a row carries costs):
- * one range scan of the (organization, base coin, date) index per pair, never one lookup per
- * market and day. `offset 0` keeps the subquery as written: inlined, the planner pushed each
- * obligation market's key into a scan per market over the same index, reading every entry of
- * the pair once per market (2.9 million entries for 146,400 reports).
+ * `found`: the reports of each organization and coin owed in `periods`, dated `from` to `to`
+ * (see `reportsOfOwed`), with their id and every metric a KPI judges.
  */
-export function foundCte(
-  from: string,
-  to: string,
-  columns: readonly string[] = KPI_METRIC_COLUMNS,
-): RawBuilder<unknown> {
+export function foundCte(from: string, to: string): RawBuilder<unknown> {
+  const columns = ["id", ...metricColumnsOf(KPI_NAMES)];
   return sql`${OWED_CTE},
   found as (
     select r.* from owed w cross join lateral (${reportsOfOwed(from, to, columns)}) r
@@ -136,9 +125,12 @@ export const OWED_CTE = sql`owed as (
   )`;
 
 /**
- * The reports of `owed` pair `w`, dated `from` to `to`, with their id, key, arrival,
- * eligibility, flags and the `columns` asked for: one range scan of the (organization, base
- * coin, date) index.
+ * The reports of `owed` pair `w`, dated `from` to `to`, with their key, arrival, eligibility,
+ * flags and the `columns` asked for (only what is read: each column a row carries costs): one
+ * range scan of the (organization, base coin, date) index per pair, never one lookup per
+ * market and day. `offset 0` keeps the subquery as written: inlined, the planner pushed each
+ * obligation market's key into a scan per market over the same index, reading every entry of
+ * the pair once per market (2.9 million entries for 146,400 reports).
  */
 export function reportsOfOwed(
   from: string,
@@ -146,7 +138,7 @@ export function reportsOfOwed(
   columns: readonly string[],
 ): RawBuilder<unknown> {
   const read = sql.raw(
-    ["id", ...REPORT_KEY_COLUMNS, ...new Set(columns)].map((c) => `r.${c}`).join(", "),
+    [...REPORT_KEY_COLUMNS, ...new Set(columns)].map((c) => `r.${c}`).join(", "),
   );
   return sql`select ${read} from reports r
       where r.organization_id = w.organization_id and r.base_coin_id = w.base_coin_id
