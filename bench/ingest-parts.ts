@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { CompiledQuery, type Kysely } from "kysely";
-import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import type { Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
@@ -17,12 +16,12 @@ import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
 import type { Tables } from "../src/store/tables.js";
+import { adminQuery, databaseUrl } from "./admin-database.js";
 import { benchFixture, INGEST_ORG, v2Batch } from "./data.js";
 import { asReports, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const BATCHES = 120;
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Each variant's rewrite of the upsert statement; each must change it. */
 const rewrites: Record<string, RegExp[]> = {
@@ -55,18 +54,10 @@ function rewriting(db: Kysely<Tables>, patterns: RegExp[]): Kysely<Tables> {
   });
 }
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
-}
-
 const name = `tr_bench_parts_${randomUUID().slice(0, 8)}`;
-await admin(`create database ${name}`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
-const database = await openDatabase(loadConfig({ DATABASE_URL: url.toString() }).database);
+await adminQuery(`create database ${name}`);
+const url = databaseUrl(name);
+const database = await openDatabase(loadConfig({ DATABASE_URL: url }).database);
 try {
   await migrate(database.db);
   await loadFixture(createStores(database.db), benchFixture(), new Date());
@@ -99,5 +90,5 @@ try {
   }
 } finally {
   await database.close();
-  await admin(`drop database ${name} with (force)`);
+  await adminQuery(`drop database ${name} with (force)`);
 }

@@ -14,13 +14,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { adminQuery, databaseUrl } from "./admin-database.js";
 import { benchFixture, INGEST_ORG, orgKey, v2Batch } from "./data.js";
 import { runLoad, startServer } from "./server.js";
 
 const BATCH = 300;
 const batches = Number(process.argv[2] ?? 400);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 type ProfileNode = {
   id: number;
@@ -31,17 +30,13 @@ type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 const work = mkdtempSync(join(tmpdir(), "trading-reports-profile-"));
 const name = `tr_bench_profile_${Date.now()}`;
-await admin(`create database ${name}`);
+await adminQuery(`create database ${name}`);
 try {
   const fixtureFile = join(work, "fixture.json");
   writeFileSync(fixtureFile, JSON.stringify(benchFixture()));
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(name);
   process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${work}`;
-  const server = await startServer(
-    { DATABASE_URL: url.toString(), DB_POOL_SIZE: "10" },
-    fixtureFile,
-  );
+  const server = await startServer({ DATABASE_URL: url, DB_POOL_SIZE: "10" }, fixtureFile);
   const load = (count: number, offset: number) =>
     runLoad({
       origin: server.origin,
@@ -68,7 +63,7 @@ try {
   const keep = process.env.BENCH_PROFILE_KEEP;
   if (file && keep) copyFileSync(join(work, file), keep);
 } finally {
-  await admin(`drop database if exists ${name} with (force)`);
+  await adminQuery(`drop database if exists ${name} with (force)`);
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -88,11 +83,4 @@ function topFrames(profile: Profile, count = 30): string {
   const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, count);
   const lines = top.map(([k, v]) => `${((v / busy) * 100).toFixed(1).padStart(5)} %  ${k}`);
   return `busy ${(busy / 1e6).toFixed(2)} s (whole process, start-up included)\n${lines.join("\n")}\n`;
-}
-
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
 }

@@ -9,25 +9,17 @@
  */
 
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { localCounters } from "../src/http/abuse/rate-counters.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createRateLimitStore } from "../src/store/rate-limit-store.js";
 import { createRedisRateLimitStore } from "../src/store/redis-rate-limit-store.js";
+import { adminQuery, databaseUrl } from "./admin-database.js";
 
-const ADMIN = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ROUNDS = 10;
 const HITS = Number(process.env.HITS ?? 500);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
-
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: ADMIN });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
-}
 
 /** The Redis store of src/store/redis-rate-limit-store.ts, or undefined when Redis does not answer. */
 async function redisStore() {
@@ -58,12 +50,11 @@ async function timed(hit: (i: number) => Promise<unknown>): Promise<number> {
 }
 
 const name = `tr_bench_rl_${randomBytes(4).toString("hex")}`;
-await admin(`create database ${name}`);
-const url = new URL(ADMIN);
-url.pathname = `/${name}`;
+await adminQuery(`create database ${name}`);
+const url = databaseUrl(name);
 const database = await openDatabase({
   kind: "postgres",
-  url: url.toString(),
+  url,
   poolSize: CONCURRENCY,
   statementTimeoutMs: 15_000,
   connectTimeoutMs: 5_000,
@@ -91,5 +82,5 @@ try {
   }
 } finally {
   await database.close();
-  await admin(`drop database if exists ${name} with (force)`);
+  await adminQuery(`drop database if exists ${name} with (force)`);
 }

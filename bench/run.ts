@@ -7,12 +7,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import type { DatabaseConfig } from "../src/config.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
+import { adminQuery, databaseUrl } from "./admin-database.js";
 import { bulkGenerate } from "./bulk.js";
 import { clusterSuite } from "./cluster.js";
 import { dashboardDataset, dashboardSuite } from "./dashboard.js";
@@ -87,7 +87,6 @@ const plan = quick
 // BENCH_LISTING_SIZES=1000000 (comma-separated) overrides the PostgreSQL listing's table sizes.
 if (process.env.BENCH_LISTING_SIZES)
   plan.listing = process.env.BENCH_LISTING_SIZES.split(",").map(Number);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
 const LISTING_ORG = orgId(7);
@@ -217,26 +216,18 @@ async function freshTarget(target: "postgres" | "pglite", purpose: string): Prom
   }
   const name = `tr_bench_${purpose}_${Date.now()}`;
   await adminQuery(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const url = databaseUrl(name);
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url },
     config: {
       kind: "postgres",
-      url: url.toString(),
+      url,
       poolSize: 10,
       statementTimeoutMs: 600_000,
       connectTimeoutMs: 5_000,
     },
     drop: () => adminQuery(`drop database if exists ${name} with (force)`),
   };
-}
-
-async function adminQuery(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
 }
 
 function phaseOf(

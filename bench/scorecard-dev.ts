@@ -3,36 +3,27 @@
  * the listing's 1 M reports and the scorecard and dashboard datasets, to EXPLAIN the scorecard
  * queries against without regenerating it each time; `drop` removes it.
  */
-import pg from "pg";
 import { loadFixture } from "../src/services/fixtures.js";
 import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { createStores } from "../src/store/stores.js";
+import { adminQuery, databaseUrl } from "./admin-database.js";
 import { bulkGenerate } from "./bulk.js";
 import { dashboardDataset } from "./dashboard.js";
 import { benchFixture } from "./data.js";
 import { scorecardDataset } from "./scorecards.js";
 
 const NAME = "tr_scorecard_dev";
-const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const size = Number(process.env.BENCH_LISTING_SIZES ?? 1_000_000);
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  await client.query(statement);
-  await client.end();
-}
-
 if (process.argv.includes("drop")) {
-  await admin(`drop database if exists ${NAME} with (force)`);
+  await adminQuery(`drop database if exists ${NAME} with (force)`);
 } else {
-  await admin(`create database ${NAME}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${NAME}`;
+  await adminQuery(`create database ${NAME}`);
+  const url = databaseUrl(NAME);
   const database = await openDatabase({
     kind: "postgres",
-    url: url.toString(),
+    url,
     poolSize: 4,
     statementTimeoutMs: 600_000,
     connectTimeoutMs: 5_000,
