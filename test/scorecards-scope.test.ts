@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import type { ReadScope } from "../src/domain/caller.js";
 import { KPI_NAMES } from "../src/domain/obligation.js";
 import { periodSummary } from "../src/store/scorecard-aggregate-sql.js";
 import { judgedWith } from "../src/store/scorecard-store.js";
@@ -198,5 +199,38 @@ describe("a scorecard judged with a stale KPI mask", () => {
     expect(stale).toEqual(await judgedWith(db, filter, parts, summary?.kpi_mask ?? 0));
     const met = `met_${KPI_NAMES.indexOf("minBidDepth200")}` as const;
     expect(stale.some((row) => Number(row[met]) > 0)).toBe(true);
+  });
+});
+
+describe("the dashboard's scorecard read, split over connections", () => {
+  // The test stores split every scope (parallelism 4, no threshold): the shares come from the
+  // period summary, so it must hold the caller's scope and filters, never more.
+  const read = (scope: ReadScope, extra: { baseCoinId?: string; organizationId?: string } = {}) =>
+    w.t.database.stores.scorecards.marketsWithMedians(
+      {
+        scope,
+        ...extra,
+        dateGte: "2025-03-01",
+        dateLte: "2025-03-05",
+        now: new Date("2025-03-10T00:00:00Z"),
+        deadlineUtc: loadConfig({}).reportDeadlineUtc,
+      },
+      true,
+    );
+  const ownersOf = async (scope: ReadScope, extra = {}) => {
+    const { markets, medians } = await read(scope, extra);
+    return [...new Set([...markets, ...medians].map((m) => `${m.organizationId}/${m.baseCoinId}`))];
+  };
+
+  it("a market maker reads only itself, whatever organization it asks for", async () => {
+    const globex = { kind: "organization", organizationId: "globex" } as const;
+    expect(await ownersOf(globex)).toEqual(["globex/chainlink"]);
+    expect(await ownersOf(globex, { organizationId: "acme" })).toEqual([]);
+  });
+
+  it("a project reads only its coins, whatever coin it asks for", async () => {
+    const project = { kind: "coins", baseCoinIds: ["chainlink"] } as const;
+    expect(await ownersOf(project)).toEqual(["acme/chainlink", "globex/chainlink"]);
+    expect(await ownersOf(project, { baseCoinId: "uniswap" })).toEqual([]);
   });
 });
