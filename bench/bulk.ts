@@ -58,6 +58,9 @@ export async function bulkGenerate(
   await sql`delete from report_month_counts where organization_id like 'org-%'`
     .execute(db)
     .catch(() => {});
+  await sql`delete from report_month_count_deltas where organization_id like 'org-%'`
+    .execute(db)
+    .catch(() => {});
   await sql`insert into report_month_counts (organization_id, base_coin_id, month, n)
     select organization_id, base_coin_id, date_trunc('month', date)::date, count(*)
     from reports where organization_id like 'org-%' group by 1, 2, 3`

@@ -2,7 +2,7 @@
  * `npm run bench:ingest-parts [-- ROUNDS]`: where the store statement's database time goes
  * (issue 19 goal 1). On a fresh PostgreSQL database with the bench fixture, batches of 300 new
  * keys go through the service's own upsert (4 clients) as it is and with one part taken out
- * at a time: the version rows, the month counts, the public-depth lookup, all three; then the
+ * at a time: the version rows, the month-count delta, the public-depth lookup, all three; then the
  * plain-table `unnest` upsert. The variants interleave round by round, so that a busy machine
  * or a growing table weighs on each alike. The parts are removed by rewriting the statement's
  * text: a rewrite that no longer matches it fails the run instead of measuring the whole.
@@ -26,7 +26,9 @@ const BATCHES = 120;
 /** Each variant's rewrite of the upsert statement; each must change it. */
 const rewrites: Record<string, RegExp[]> = {
   "no version rows": [/versions as \(\s*insert into report_versions[\s\S]*?from upserted\s*\),/],
-  "no month counts": [/count_shard as \([\s\S]*?\),\s*counted as \([\s\S]*?excluded\.n\s*\),/],
+  "no month-count delta": [
+    /counted as \(\s*insert into report_month_count_deltas[\s\S]*?having count\(\*\) > 0\s*\),/,
+  ],
   "no public-depth lookup": [/coalesce\(\(select case when t\.bid_depth_200[\s\S]*?limit 1\), 0\)/],
 };
 rewrites["none of the three"] = Object.values(rewrites).flat();

@@ -213,6 +213,7 @@ function metricsOf(
   return createMetrics({
     poolStats: database.poolStats,
     referenceFreshness: stores.operator.referenceFreshness,
+    monthCountDeltasPending: stores.monthCounts.pending,
     replicaLagSeconds,
   });
 }

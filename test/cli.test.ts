@@ -4,7 +4,8 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseFixture, KEYS } from "./helpers/fixture.js";
+import { baseFixture, KEYS, v2Record } from "./helpers/fixture.js";
+import { METRICS_TOKEN, samplesOf } from "./helpers/metrics.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 // Each command boots Node, tsx and an in-memory PGlite: generous bounds for a busy machine.
@@ -109,6 +110,38 @@ describe("trading-reports serve", SLOW, () => {
     expect(run.stdout()).toBe(
       `${line}\nAPI reference: ${base}/docs (OpenAPI document: ${base}/openapi.json)\nDashboard: ${base}/app (sign in with an API key)\n`,
     );
+  });
+
+  it("folds a stored batch's month-count delta into the listing's counts while it serves", async () => {
+    const run = cli(["serve", "--port", "0", "--seed", file("seed-counts.json", baseFixture())], {
+      METRICS_TOKEN,
+    });
+    const base = /^listening on (http:\/\/[^\s]+)$/.exec(await firstLine(run))?.[1];
+    const stored = await fetch(`${base}/api/v2/report`, {
+      method: "POST",
+      headers: { authorization: KEYS.acme, "content-type": "application/json" },
+      body: JSON.stringify({ data: [v2Record({ date: "2025-03-01" })] }),
+    });
+    expect(await stored.json()).toEqual({ createdCount: 1, updatedCount: 0 });
+    // Nothing but serve's compaction job folds the batch's delta row in.
+    const pending = async () => {
+      const metrics = await fetch(`${base}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      return samplesOf(await metrics.text()).get("trading_reports_month_count_deltas_pending");
+    };
+    await within(
+      (async () => {
+        while ((await pending()) !== 0) await new Promise((r) => setTimeout(r, 100));
+      })(),
+      "the month-count delta to be folded in",
+    );
+    const listed = await fetch(`${base}/api/v1/reports?pageSize=1`, {
+      headers: { authorization: KEYS.acme },
+    });
+    expect(((await listed.json()) as { totalCount: number }).totalCount).toBe(1);
+    run.child.kill("SIGTERM");
+    expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
   });
 
   it("exits 1 with a one-line reason when the port is taken", async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { marketMakerCaller } from "../src/domain/caller.js";
 import { buildApp } from "../src/http/app.js";
-import { startIdempotencyPurge } from "../src/jobs/idempotency-purge.js";
+import { startPeriodicJob } from "../src/jobs/periodic.js";
 import { submitIdempotently } from "../src/services/idempotency.js";
 import { createServices } from "../src/services/index.js";
 import { submitReports } from "../src/services/submit-reports.js";
@@ -320,8 +320,8 @@ describe("expired keys", () => {
     const twice = new Promise<void>((resolve) => {
       ranTwice = resolve;
     });
-    const job = startIdempotencyPurge({
-      purge: async () => {
+    const job = startPeriodicJob({
+      run: async () => {
         runs += 1;
         if (runs === 2) ranTwice();
         if (runs === 1) throw new Error("database unavailable");

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays, wholeMonthsWithin } from "../src/domain/dates.js";
 import { openDatabase } from "../src/store/database.js";
+import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
@@ -52,39 +53,8 @@ describe("whole months within a date range", () => {
 
 describe("totalCount", () => {
   it("equals the number of matching reports for any date range and filter", async () => {
-    const day = fc.integer({ min: -10, max: DAYS + 10 }).map((d) => addDays(FIRST, d));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.option(day, { nil: undefined }),
-        fc.option(day, { nil: undefined }),
-        fc.option(fc.constantFrom("chainlink", "uniswap"), { nil: undefined }),
-        fc.option(fc.constantFrom("binance", "kraken"), { nil: undefined }),
-        async (dateGte, dateLte, baseCoinId, exchangeId) => {
-          const params = new URLSearchParams(
-            Object.entries({ dateGte, dateLte, baseCoinId, exchangeId, pageSize: "1" }).filter(
-              (e): e is [string, string] => e[1] !== undefined,
-            ),
-          );
-          const response = await t.request({
-            method: "GET",
-            url: `/api/v1/reports?${params}`,
-            key: KEYS.acme,
-          });
-          expect(response.statusCode).toBe(200);
-          const exact = await sql<{ n: number }>`
-            select count(*)::int as n from reports
-            where organization_id = 'acme' and base_coin_id in ('chainlink', 'uniswap')
-              and (${baseCoinId ?? null}::text is null or base_coin_id = ${baseCoinId ?? null})
-              and (${exchangeId ?? null}::text is null or exchange_id = ${exchangeId ?? null})
-              and (${dateGte ?? null}::date is null or date >= ${dateGte ?? null}::date)
-              and (${dateLte ?? null}::date is null or date <= ${dateLte ?? null}::date)`.execute(
-            t.database.db,
-          );
-          expect(response.json().totalCount).toBe(exact.rows[0]?.n);
-        },
-      ),
-      { numRuns: 80 },
-    );
+    expect(await pendingDeltas()).toBeGreaterThan(0); // none folded in yet
+    await expectExactCounts(80);
   });
 
   it("stays exact when reports are updated rather than created", async () => {
@@ -121,39 +91,137 @@ describe("totalCount", () => {
     expect(await countsByMonth()).toEqual(await reportsByMonth());
   });
 
-  // Another batch of the organization in flight holds shard 0: this one adds to shard 1.
-  it.runIf(onPostgres)("adds to a shard no other batch of the organization holds", async () => {
-    const other = await openDatabase(t.database.config);
+  it("writes one delta row per batch that creates reports, whatever coins and months it covers", async () => {
+    const before = await pendingDeltas();
+    const records = [
+      v2Record({ date: "2021-01-31" }),
+      v2Record({ date: "2021-02-01" }),
+      v2Record({ date: "2021-02-01", baseCoinId: "uniswap" }),
+    ];
+    const post = () =>
+      t.request({
+        method: "POST",
+        url: "/api/v2/report",
+        key: KEYS.acme,
+        payload: { data: records },
+      });
+    expect((await post()).json()).toEqual({ createdCount: 3, updatedCount: 0 });
+    expect(await pendingDeltas()).toBe(before + 1);
+    expect((await post()).json()).toEqual({ createdCount: 0, updatedCount: 3 });
+    expect(await pendingDeltas()).toBe(before + 1);
+    expect(await countsByMonth()).toEqual(await reportsByMonth());
+  });
+
+  it("stays exact once the deltas are folded in, and with some folded and some pending", async () => {
+    const pending = await pendingDeltas();
+    expect(await t.database.stores.monthCounts.compact()).toBe(pending);
+    expect(await pendingDeltas()).toBe(0);
+    expect(await t.database.stores.monthCounts.compact()).toBe(0);
+    expect(await countsByMonth({ foldedOnly: true })).toEqual(await reportsByMonth());
+    await expectExactCounts(30);
+    const more = Array.from({ length: 50 }, (_, d) => v2Record({ date: addDays("2020-03-01", d) }));
+    const r = await t.request({
+      method: "POST",
+      url: "/api/v2/report",
+      key: KEYS.acme,
+      payload: { data: more },
+    });
+    expect(r.json()).toEqual({ createdCount: 50, updatedCount: 0 });
+    expect(await pendingDeltas()).toBe(1);
+    await expectExactCounts(30);
+  });
+
+  it("folds each delta once when compactions run together while batches are stored", async () => {
+    // PGlite has one connection: there the compactions interleave on it.
+    const others = onPostgres
+      ? await Promise.all([1, 2, 3].map(() => openDatabase(t.database.config)))
+      : [];
     try {
-      await other.db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(1900021, hashtext('acme') & -8)`.execute(trx);
-        const r = await t.request({
+      const batch = (offset: number) =>
+        Array.from({ length: 25 }, (_, d) =>
+          v2Record({
+            date: addDays("2019-01-01", offset + d),
+            baseCoinId: d % 2 ? "uniswap" : "chainlink",
+          }),
+        );
+      const submissions = Array.from({ length: 12 }, (_, i) =>
+        t.request({
           method: "POST",
           url: "/api/v2/report",
           key: KEYS.acme,
-          payload: { data: [v2Record({ date: "2022-06-15" })] },
-        });
-        expect(r.json()).toEqual({ createdCount: 1, updatedCount: 0 });
-      });
+          payload: { data: batch(i * 25) },
+        }),
+      );
+      const stores = onPostgres ? others.map((o) => createStores(o.db)) : [t.database.stores];
+      const compactions = stores.flatMap((s) => [0, 1, 2].map(() => s.monthCounts.compact()));
+      const answers = await Promise.all(submissions);
+      for (const a of answers) expect(a.json()).toEqual({ createdCount: 25, updatedCount: 0 });
+      const folded = (await Promise.all(compactions)).reduce((sum, n) => sum + n, 0);
+      const rest = await t.database.stores.monthCounts.compact();
+      expect(folded + rest).toBeGreaterThanOrEqual(12);
+      expect(await pendingDeltas()).toBe(0);
+      expect(await countsByMonth({ foldedOnly: true })).toEqual(await reportsByMonth());
     } finally {
-      await other.close();
+      await Promise.all(others.map((o) => o.close()));
     }
-    const shards = await sql<{ shard: number; n: number }>`
-      select shard, n::int as n from report_month_counts
-      where organization_id = 'acme' and month = '2022-06-01'`.execute(t.database.db);
-    expect(shards.rows).toEqual([{ shard: 1, n: 1 }]);
-    expect(await countsByMonth()).toEqual(await reportsByMonth());
   });
 });
 
-/** The month counts summed over their shards, and the same counted from the reports. */
-async function countsByMonth() {
-  const r = await sql<{ coin: string; month: string; n: number }>`
-    select base_coin_id as coin, month::text as month, sum(n)::int as n from report_month_counts
-    where organization_id = 'acme' group by 1, 2 order by 1, 2`.execute(t.database.db);
-  return r.rows;
+async function expectExactCounts(numRuns: number) {
+  const day = fc.integer({ min: -10, max: DAYS + 10 }).map((d) => addDays(FIRST, d));
+  await fc.assert(
+    fc.asyncProperty(
+      fc.option(day, { nil: undefined }),
+      fc.option(day, { nil: undefined }),
+      fc.option(fc.constantFrom("chainlink", "uniswap"), { nil: undefined }),
+      fc.option(fc.constantFrom("binance", "kraken"), { nil: undefined }),
+      async (dateGte, dateLte, baseCoinId, exchangeId) => {
+        const params = new URLSearchParams(
+          Object.entries({ dateGte, dateLte, baseCoinId, exchangeId, pageSize: "1" }).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          ),
+        );
+        const response = await t.request({
+          method: "GET",
+          url: `/api/v1/reports?${params}`,
+          key: KEYS.acme,
+        });
+        expect(response.statusCode).toBe(200);
+        const exact = await sql<{ n: number }>`
+            select count(*)::int as n from reports
+            where organization_id = 'acme' and base_coin_id in ('chainlink', 'uniswap')
+              and (${baseCoinId ?? null}::text is null or base_coin_id = ${baseCoinId ?? null})
+              and (${exchangeId ?? null}::text is null or exchange_id = ${exchangeId ?? null})
+              and (${dateGte ?? null}::date is null or date >= ${dateGte ?? null}::date)
+              and (${dateLte ?? null}::date is null or date <= ${dateLte ?? null}::date)`.execute(
+          t.database.db,
+        );
+        expect(response.json().totalCount).toBe(exact.rows[0]?.n);
+      },
+    ),
+    { numRuns },
+  );
 }
 
+async function pendingDeltas(): Promise<number> {
+  return t.database.stores.monthCounts.pending();
+}
+
+/**
+ * The month counts summed over their shards, with the batches' deltas not yet folded in
+ * unless `foldedOnly`, and the same counted from the reports.
+ */
+async function countsByMonth({ foldedOnly = false } = {}) {
+  const r = await sql<{ coin: string; month: string; n: number }>`
+    select coin, month::text as month, sum(n)::int as n from (
+      select base_coin_id as coin, month, n from report_month_counts where organization_id = 'acme'
+      union all
+      select d.coin, d.month, d.n from report_month_count_deltas x
+        cross join lateral unnest(x.base_coin_ids, x.months, x.ns) as d(coin, month, n)
+      where x.organization_id = 'acme' and not ${foldedOnly}
+    ) counts group by 1, 2 order by 1, 2`.execute(t.database.db);
+  return r.rows;
+}
 async function reportsByMonth() {
   const r = await sql<{ coin: string; month: string; n: number }>`
     select base_coin_id as coin, date_trunc('month', date)::date::text as month, count(*)::int as n

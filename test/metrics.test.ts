@@ -88,9 +88,11 @@ async function runWorkload(): Promise<void> {
 
 describe("GET /metrics counts a known workload exactly", () => {
   let samples: Map<string, number>;
+  let pendingAtScrape: number;
   beforeAll(async () => {
     await runWorkload();
     samples = await scrape();
+    pendingAtScrape = await system.stores.monthCounts.pending();
   });
 
   const records = (version: number, outcome: string, dryRun: boolean) =>
@@ -165,6 +167,9 @@ describe("GET /metrics counts a known workload exactly", () => {
     expect(samples.get("trading_reports_reference_data_age_seconds")).toBeGreaterThanOrEqual(0);
     expect(samples.get("trading_reports_market_data_last_sync_timestamp_seconds")).toBeNaN();
     expect(samples.has("nodejs_eventloop_lag_p99_seconds")).toBe(true);
+    // No compaction job runs here (serve runs it): every batch that created reports waits.
+    expect(pendingAtScrape).toBeGreaterThan(0);
+    expect(samples.get("trading_reports_month_count_deltas_pending")).toBe(pendingAtScrape);
     // No replica configured: no lag figure at all.
     expect([...samples.keys()].some((k) => k.startsWith("trading_reports_replica_lag"))).toBe(
       false,

@@ -2,7 +2,11 @@ import type { Server } from "node:http";
 import { PassThrough } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import { httpUrl, loadConfig } from "../config.js";
-import { IDEMPOTENCY_PURGE_INTERVAL_MS, startIdempotencyPurge } from "../jobs/idempotency-purge.js";
+import {
+  IDEMPOTENCY_PURGE_INTERVAL_MS,
+  MONTH_COUNT_COMPACTION_INTERVAL_MS,
+  startPeriodicJob,
+} from "../jobs/periodic.js";
 import {
   DEMO_API_KEY,
   DEMO_OPERATOR_API_KEY,
@@ -82,15 +86,23 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   await stopped;
 }
 
-/** The background jobs of `serve`: webhook deliveries and events, the Idempotency-Key purge. */
+/**
+ * The background jobs of `serve`: webhook deliveries and events, the Idempotency-Key purge,
+ * the month-count compaction.
+ */
 function startJobs(system: System, log: FastifyBaseLogger) {
   const deliveries = system.startWebhookDeliveries({
     onError: (error) => log.error({ err: error }, "webhook delivery job"),
   });
-  const purge = startIdempotencyPurge({
-    purge: system.services.purgeIdempotencyKeys,
+  const purge = startPeriodicJob({
+    run: system.services.purgeIdempotencyKeys,
     intervalMs: IDEMPOTENCY_PURGE_INTERVAL_MS,
     onError: (error) => log.warn({ err: error }, "idempotency key purge failed"),
+  });
+  const compaction = startPeriodicJob({
+    run: system.stores.monthCounts.compact,
+    intervalMs: MONTH_COUNT_COMPACTION_INTERVAL_MS,
+    onError: (error) => log.warn({ err: error }, "month-count compaction failed"),
   });
   system.webhookEventProducer.start((err) => log.error({ err }, "webhook events pass failed"));
   return {
@@ -98,6 +110,7 @@ function startJobs(system: System, log: FastifyBaseLogger) {
       await system.webhookEventProducer.stop();
       await deliveries.stop(); // lets attempts in flight end and records them
       await purge.stop();
+      await compaction.stop();
     },
   };
 }

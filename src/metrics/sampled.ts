@@ -14,6 +14,8 @@ export type MetricsSources = {
    * claim a replica that is up to date).
    */
   replicaLagSeconds?: () => Promise<number | undefined> | number | undefined;
+  /** Stored batches whose month counts serve has not folded in yet (a few, unless it stalls). */
+  monthCountDeltasPending?: () => Promise<number>;
   now?: () => Date;
 };
 
@@ -21,6 +23,17 @@ export type MetricsSources = {
 export function registerSampledMetrics(registry: Registry, sources: MetricsSources): void {
   registerPoolMetrics(registry, sources.poolStats);
   registerReferenceMetrics(registry, sources);
+  const pending = sources.monthCountDeltasPending;
+  if (pending !== undefined) {
+    new Gauge({
+      name: "trading_reports_month_count_deltas_pending",
+      help: "Stored batches whose month counts are not yet folded into the listing's counts (NaN: the database did not answer)",
+      registers: [registry],
+      async collect() {
+        this.set(await pending().catch(() => Number.NaN));
+      },
+    });
+  }
   const lag = sources.replicaLagSeconds;
   if (lag === undefined) return;
   new Gauge({

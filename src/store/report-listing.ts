@@ -8,6 +8,7 @@ import {
   V2_ONLY_METRICS,
 } from "../domain/report.js";
 import type { ReportCsvItem } from "../schemas/report.js";
+import { monthCountSql } from "./month-counts.js";
 import { type ListedRow, toCsvItem } from "./report-rows.js";
 import { metricColumn } from "./report-store.js";
 import type { Tables } from "./tables.js";
@@ -120,7 +121,7 @@ function after(c: ListCursor): RawBuilder<unknown> {
 }
 
 /**
- * The count, answered from report_month_counts for the whole months in the date range and
+ * The count, answered from the month counts (month-counts.ts) for the whole months in the date range and
  * row by row (over an index) only for the partial months at its edges. With an exchange
  * filter the matching rows are few (one exchange of many) and are counted directly.
  */
@@ -131,14 +132,13 @@ function countQuery(f: ListFilter): RawBuilder<{ n: number }> {
   const months = byMonth ? wholeMonthsWithin(f.dateGte, f.dateLte) : undefined;
   if (months === undefined)
     return sql`select ${exact({ from: f.dateGte, to: f.dateLte })}::int as n`;
-  const conditions = [
-    sql`organization_id = ${f.organizationId}`,
-    sql`base_coin_id = any(${f.baseCoinIds}::text[])`,
-  ];
-  if (months.first !== undefined) conditions.push(sql`month >= ${months.first}::date`);
-  if (months.last !== undefined) conditions.push(sql`month <= ${months.last}::date`);
   const parts = [
-    sql`(select coalesce(sum(n), 0) from report_month_counts where ${sql.join(conditions, sql` and `)})`,
+    monthCountSql({
+      organizationId: f.organizationId,
+      baseCoinIds: f.baseCoinIds,
+      firstMonth: months.first,
+      lastMonth: months.last,
+    }),
   ];
   if (f.dateGte !== undefined && months.first !== undefined && f.dateGte < months.first) {
     parts.push(exact({ from: f.dateGte, to: addDays(months.first, -1) }));

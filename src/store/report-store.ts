@@ -7,7 +7,7 @@ import {
   type Report,
   type SchemaVersion,
 } from "../domain/report.js";
-import { monthCountsSql } from "./month-count-shards.js";
+import { monthCountDeltaSql } from "./month-counts.js";
 import { float8ArrayOf, textArrayOf } from "./pg-arrays.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
 import * as completing from "./report-upsert-completion.js";
@@ -77,7 +77,7 @@ export function createReportStore(
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
      * from updated rows (xmax = 0 only on a freshly inserted tuple), the append of every
-     * accepted version to report_versions, the per-month counts the listing sums, and the
+     * accepted version to report_versions, the batch's delta of the listing's month counts, and the
      * submission log line. One statement is one transaction, so a batch is stored whole or
      * not at all. Rows are written in key order (the caller sorts) so that concurrent batches
      * lock overlapping keys in one order.
@@ -233,7 +233,7 @@ const upsertSql = (completion?: completing.CompletionSql) => `
     insert into report_versions (report_id, submission_id, recorded_at, ${values}, quality_flags)
     select id, $4::uuid, $6::timestamptz, ${values}, quality_flags from upserted
   ),
-${monthCountsSql}
+${monthCountDeltaSql}
   submission as (
     insert into submissions (id, organization_id, api_key_id, schema_version, dry_run,
       record_count, created_count, updated_count, submitted_at, idempotency_key)

@@ -6,6 +6,7 @@ import {
 import { ping } from "./database.js";
 import { createEligibilityStore, type EligibilityStore } from "./eligibility-store.js";
 import { createIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
+import { createMonthCountStore, type MonthCountStore } from "./month-counts.js";
 import { createObligationStore, type ObligationStore } from "./obligation-store.js";
 import { createOperatorStore, type OperatorStore } from "./operator-store.js";
 import { createOrganizationStore, type OrganizationStore } from "./organization-store.js";
@@ -36,6 +37,8 @@ export type Stores = {
   references: ReferenceStore;
   reports: ReportStore;
   listing: ReportListing;
+  /** The listing's month counts: folds the batches' deltas in (serve's job). */
+  monthCounts: MonthCountStore;
   /** The listing of project and operator keys, across organizations. */
   scopedListing: ScopedReportListing;
   eligibility: EligibilityStore;
@@ -89,6 +92,7 @@ export function createStores(
     references: createReferenceStore(db),
     reports: createReportStore(db, options.publicDepthTolerance),
     listing: createReportListing(db),
+    monthCounts: createMonthCountStore(db),
     scopedListing: createScopedReportListing(db),
     eligibility: createEligibilityStore(db),
     scorecards: createScorecardStore(db, options),
