@@ -5,6 +5,7 @@ import type { RejectedSubmission } from "../src/store/submission-store.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
 import { problemsOf, submit } from "./helpers/submission.js";
+import { listenWithAnEndpoint } from "./helpers/webhook-jobs.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,6 +18,7 @@ const detailOf = (id: string) =>
 
 describe("rejected submissions arriving together", () => {
   it("logs each with its own problems and its own event, however their writes were grouped", async () => {
+    await listenWithAnEndpoint(t.database.db); // events are recorded only then
     const bodies = Array.from({ length: 8 }, (_, i) => ({
       data: Array.from({ length: i + 1 }, () => v2Record({ baseCoinId: `no-such-coin-${i}` })),
     }));

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
 import { setOrganizationKind } from "./helpers/obligations.js";
 import { problemsOf, submit, type Version } from "./helpers/submission.js";
+import { listenWithAnEndpoint } from "./helpers/webhook-jobs.js";
 
 const TODAY = "2025-06-15";
 let t: TestApp;
@@ -414,6 +415,7 @@ describe("submission feedback", () => {
   });
 
   it("raises submission.rejected for a rejected submission, in the log's transaction, but not for a dry run", async () => {
+    await listenWithAnEndpoint(t.database.db); // events are recorded only then
     const real = await submit(t, 2, { data: [] });
     const dry = await submit(t, 2, { data: [] }, { headers: { "x-dry-run": "true" } });
     const { rows } = await sql<{

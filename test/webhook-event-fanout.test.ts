@@ -140,3 +140,48 @@ describe("webhook event fan-out", () => {
     expect(Object.keys(row.data as object)).toEqual(Object.keys(data));
   });
 });
+
+describe("webhook events with no endpoint enabled anywhere", () => {
+  it("are not recorded (nobody could read them); once an endpoint is enabled they are", async () => {
+    const quiet = await freshDatabase();
+    try {
+      await loadFixture(quiet.stores, accountabilityFixture(), NOW);
+      const event = (dedupKey: string): WebhookEvent => ({
+        type: "report.missing",
+        data: { ...marketDay, deadline: "2026-03-02T12:00:00.000Z" },
+        organizationId: "acme",
+        baseCoinId: "chainlink",
+        occurredAt: NOW,
+        dedupKey,
+      });
+      const stored = async () =>
+        (await quiet.db.selectFrom("webhook_events").select("dedup_key").execute()).map(
+          (r) => r.dedup_key,
+        );
+      expect(await quiet.stores.webhookEvents.publish([event("quiet-1")], NOW)).toBe(0);
+      const id = randomUUID();
+      const endpoint = {
+        id,
+        organization_id: "globex",
+        url: "https://globex.example/hook",
+        events: ["*"],
+        description: null,
+        secret: "whsec_x",
+        disabled: true,
+      };
+      await quiet.db.insertInto("webhooks").values(endpoint).execute();
+      expect(await quiet.stores.webhookEvents.publish([event("quiet-2")], NOW)).toBe(0);
+      expect(await stored()).toEqual([]);
+      // Enabled, even if it does not hear of this event: recorded as before.
+      await quiet.db
+        .updateTable("webhooks")
+        .set({ disabled: false })
+        .where("id", "=", id)
+        .execute();
+      expect(await quiet.stores.webhookEvents.publish([event("quiet-3")], NOW)).toBe(1);
+      expect(await stored()).toEqual(["quiet-3"]);
+    } finally {
+      await quiet.close();
+    }
+  });
+});

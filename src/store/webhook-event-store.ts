@@ -18,9 +18,18 @@ import type { Tables } from "./tables.js";
  */
 export function createWebhookEventStore(db: Kysely<Tables>) {
   return {
-    /** Returns how many events were new (recorded, whatever their number of deliveries). */
+    /**
+     * Returns how many events were new (recorded, whatever their number of deliveries). While
+     * no endpoint is enabled anywhere nothing is recorded: an event is only ever read through
+     * its deliveries, and the webhook producer's outcomes, not the events, decide what is new.
+     * Without this, ingest of reports that are all flagged cost a quality.flagged row per
+     * version for no reader (half of a producer pass, issue 19).
+     */
     async publish(events: readonly WebhookEvent[], now: Date): Promise<number> {
       if (events.length === 0) return 0;
+      const listening = await sql<{ any: boolean }>`
+        select exists (select 1 from webhooks where not disabled) as any`.execute(db);
+      if (listening.rows[0]?.any !== true) return 0;
       const column = <T>(pick: (e: WebhookEvent) => T) => events.map(pick);
       const result = await sql<{ recorded: number }>`
         with new_events as (
