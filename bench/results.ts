@@ -34,6 +34,11 @@ export type IngestResults = {
   plain_4clients_new?: Phase;
   /** HTTP over the plain-table `unnest` upsert, 4 clients, new keys (issue 19 target: 0.6). */
   ratioToPlain?: number;
+  /** HTTP and the plain statement in alternating rounds: each round's figures and the median ratio. */
+  pairedRatiosToPlain?: {
+    rounds: { http: number; plain: number; ratio: number }[];
+    median: number;
+  };
   /** HTTP over direct store calls, 4 clients, new keys (1 = no HTTP overhead). */
   ratioToStore: number;
   /** HTTP over one statement per record, 4 clients, new keys. */
