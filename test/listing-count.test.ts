@@ -131,6 +131,29 @@ describe("totalCount", () => {
     await expectExactCounts(30);
   });
 
+  it("counts no other organization's deltas, however many tiny batches it stores", async () => {
+    const total = async (key: string) =>
+      (await t.request({ method: "GET", url: "/api/v1/reports?pageSize=1", key })).json()
+        .totalCount as number;
+    const acmeBefore = await total(KEYS.acme);
+    // Another tenant floods acme's coin and months with one-record batches.
+    for (let d = 0; d < 40; d++) {
+      const r = await t.request({
+        method: "POST",
+        url: "/api/v2/report",
+        key: KEYS.globex,
+        payload: { data: [v2Record({ date: addDays(FIRST, d) })] },
+      });
+      expect(r.json()).toEqual({ createdCount: 1, updatedCount: 0 });
+    }
+    expect(await total(KEYS.acme)).toBe(acmeBefore);
+    expect(await total(KEYS.globex)).toBe(40);
+    await t.database.stores.monthCounts.compact();
+    expect(await total(KEYS.acme)).toBe(acmeBefore);
+    expect(await total(KEYS.globex)).toBe(40);
+    await expectExactCounts(20);
+  });
+
   it("folds each delta once when compactions run together while batches are stored", async () => {
     // PGlite has one connection: there the compactions interleave on it.
     const others = onPostgres
