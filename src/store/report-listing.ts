@@ -121,9 +121,9 @@ function after(c: ListCursor): RawBuilder<unknown> {
 }
 
 /**
- * The count, answered from the month counts (month-counts.ts) for the whole months in the date range and
- * row by row (over an index) only for the partial months at its edges. With an exchange
- * filter the matching rows are few (one exchange of many) and are counted directly.
+ * The count, answered from the month counts (month-counts.ts) for the whole months in the
+ * date range and row by row (over an index) only for the partial months at its edges. With an
+ * exchange filter the matching rows are few (one exchange of many) and are counted directly.
  */
 function countQuery(f: ListFilter): RawBuilder<{ n: number }> {
   const exact = (dates: { from?: string; to?: string }) =>

@@ -77,9 +77,9 @@ export function createReportStore(
     /**
      * Stores a batch in ONE statement: an `unnest` upsert on the record key that tells created
      * from updated rows (xmax = 0 only on a freshly inserted tuple), the append of every
-     * accepted version to report_versions, the batch's delta of the listing's month counts, and the
-     * submission log line. One statement is one transaction, so a batch is stored whole or
-     * not at all. Rows are written in key order (the caller sorts) so that concurrent batches
+     * accepted version to report_versions, the batch's delta of the listing's month counts,
+     * and the submission log line. One statement is one transaction, so a batch is stored
+     * whole or not at all. Rows are written in key order (the caller sorts) so that concurrent batches
      * lock overlapping keys in one order.
      *
      * Eligibility was computed from reference data of version `referenceVersion`. A load that
