@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebhookJob } from "../src/jobs/webhook-deliveries.js";
 import type { WebhookEventProducer } from "../src/jobs/webhook-event-producer.js";
 import { loadFixture } from "../src/services/fixtures.js";
+import type { VersionsRead } from "../src/store/webhook-producer-rows.js";
 import { accountabilityFixture, READER_KEYS } from "./helpers/accountability.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
@@ -55,6 +56,22 @@ const snapshot = (date: string, takenAt: string, costToMoveDownUsd: number) => (
 });
 const loadSnapshots = (snapshots: unknown[]) =>
   loadFixture(t.database.stores, { depthSnapshots: snapshots }, new Date());
+
+/** What the producer's next pass would read of the versions (in a transaction rolled back). */
+async function versionsAPassWouldRead(): Promise<VersionsRead> {
+  const rolledBack = new Error("rolled back");
+  let read: VersionsRead | undefined;
+  await t.database.stores
+    .transaction(async (tx) => {
+      read = await tx.webhookProducer.versionsToJudge(5_000);
+      throw rolledBack;
+    })
+    .catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+  if (read === undefined) throw new Error("nothing read");
+  return read;
+}
 
 /** A pass of the producer, a minute after the last one. */
 function pass() {
@@ -146,6 +163,41 @@ describe("quality.flagged", () => {
     await submit(KEYS.acme, [mismatched("2026-03-02")]);
     expect(await pass()).toBe(1);
     expect((await flagged()).map((e) => e.date)).toEqual(["2026-03-02", "2026-03-02"]);
+  });
+
+  it("judges the versions one pass reads in order, each against the flags before it", async () => {
+    for (const record of [mismatched, plausible, plausible, mismatched, mismatched]) {
+      await submit(KEYS.acme, [record("2026-02-20")]);
+    }
+    // Flagged, lost, still lost, regained, kept: announced twice.
+    expect(await pass()).toBe(2);
+    await submit(KEYS.acme, [mismatched("2026-02-20")]);
+    expect(await pass()).toBe(0);
+    await submit(KEYS.acme, [plausible("2026-02-20")]);
+    await submit(KEYS.acme, [mismatched("2026-02-20")]);
+    expect(await pass()).toBe(1);
+  });
+
+  it("reads into the process only the versions that change their report's flags", async () => {
+    await submit(KEYS.acme, [mismatched("2026-02-21"), plausible("2026-02-22")]);
+    await submit(KEYS.acme, [mismatched("2026-02-21"), plausible("2026-02-22")]);
+    await submit(KEYS.acme, [plausible("2026-02-21")]);
+    const read = await versionsAPassWouldRead();
+    expect(read.freshCount).toBe(5);
+    expect(read.flagChanges.map((v) => [v.date, v.qualityFlags !== 0])).toEqual([
+      ["2026-02-21", true],
+      ["2026-02-21", false],
+    ]);
+    // Every version's day is judged (report.late, kpi.missed) all the same.
+    expect(read.ranges).toEqual([
+      {
+        organizationId: "acme",
+        baseCoinId: "chainlink",
+        dateGte: "2026-02-21",
+        dateLte: "2026-02-22",
+      },
+    ]);
+    expect(await pass()).toBe(1);
   });
 
   it("is raised when a later snapshot flips exceeds_public_depth on, once", async () => {

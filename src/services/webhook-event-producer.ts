@@ -9,7 +9,6 @@ import {
 } from "../domain/webhook-event-rules.js";
 import type { DayScorecard } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
-import type { TouchedDay } from "../store/webhook-producer-rows.js";
 import { announceQuality } from "./webhook-quality-events.js";
 
 export type ProducerOptions = {
@@ -54,14 +53,12 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     if (!(await producer.tryLock())) return { busy: true, more: false, recorded: 0 };
     const { deadlineUtc } = options;
     const judgedAt = new Date(now.getTime() - (options.graceMs ?? DEFAULT_GRACE_MS));
-    // Holes first, before this transaction writes: once it has an id of its own, that id
-    // holds its snapshot's xmin back, and holes are dropped a pass later.
-    const touched = await producer.filledHoles();
+    // First, before this transaction writes (see versionsToJudge).
+    const versions = await producer.versionsToJudge(LIMITS.versions);
     const state = await producer.state({
       startedAt: now,
       firstDay: addDays(lastDueDay(now, deadlineUtc), 1),
     });
-    const fresh = await producer.newVersions(state.versionsSeen, LIMITS.versions);
     const changes = await producer.takeChanges(LIMITS.changes);
     const lastDue = lastDueDay(judgedAt, deadlineUtc);
     const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
@@ -70,7 +67,7 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
       ...(deadlinesDone > state.deadlinesDone
         ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
         : []),
-      ...[...touched, ...fresh.days].map(dayRange),
+      ...versions.ranges,
       ...changes.map((c) => ({
         organizationId: c.organizationId,
         baseCoinId: c.baseCoinId,
@@ -82,14 +79,14 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
       .filter((r) => r.dateGte <= r.dateLte);
     const days = await judge(tx, ranges, { now: judgedAt, deadlineUtc });
     if (state.firstPass) await tx.webhookQuality.discardChanges();
-    const quality = await announceQuality(tx, [...touched, ...fresh.days], now);
+    const quality = await announceQuality(tx, versions.flagChanges, now);
     const recorded = (await announce(tx, days, { now, deadlineUtc })) + quality.recorded;
     await producer.saveProgress({
       deadlinesDone: deadlinesDone > state.deadlinesDone ? deadlinesDone : state.deadlinesDone,
-      versionsSeen: fresh.last,
+      versionsSeen: versions.last ?? state.versionsSeen,
     });
     const more =
-      fresh.days.length === LIMITS.versions ||
+      versions.freshCount === LIMITS.versions ||
       changes.length === LIMITS.changes ||
       quality.more ||
       deadlinesDone < lastDue;
@@ -114,13 +111,6 @@ function merged(ranges: readonly Range[]): Range[] {
   }
   return [...byKey.values()];
 }
-
-const dayRange = (d: TouchedDay): Range => ({
-  organizationId: d.organizationId,
-  baseCoinId: d.baseCoinId,
-  dateGte: d.date,
-  dateLte: d.date,
-});
 
 function clip(range: Range, firstDay: string, lastDay: string): Range {
   return {

@@ -11,9 +11,10 @@ const CHANGES_PER_PASS = 10_000;
 
 /**
  * The quality.flagged part of a producer pass (in its transaction): judges the flags of the
- * versions the pass read (oldest first), then the current flags of the reports recomputations
- * changed since the last pass; records the events and keeps the new outcomes. Returns the
- * events recorded and whether noted changes are left for another pass.
+ * versions the pass read that changed their report's flags (oldest first; see VersionsRead),
+ * then the current flags of the reports recomputations changed since the last pass; records
+ * the events and keeps the new outcomes. Returns the events recorded and whether noted
+ * changes are left for another pass.
  */
 export async function announceQuality(
   tx: Stores,

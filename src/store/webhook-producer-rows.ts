@@ -1,20 +1,36 @@
-import { sql } from "kysely";
 import type { InstrumentType } from "../domain/report.js";
 import type { MarketDay } from "../domain/webhook-event.js";
 
 // The report versions the webhook event producer reads (its version cursor and its holes).
 
-/** A report version to judge: the organization, coin and day of its report. */
-export type TouchedDay = { organizationId: string; baseCoinId: string; date: string };
+/** The days of one organization and coin that versions read in a pass touched. */
+export type TouchedRange = {
+  organizationId: string;
+  baseCoinId: string;
+  dateGte: string;
+  dateLte: string;
+};
 
 /** A stored version, with its report's market and the flags it was stored with. */
-export type TouchedVersion = TouchedDay & {
+export type TouchedVersion = MarketDay & {
   reportId: number;
-  exchangeId: string;
-  quote: string;
-  instrumentType: InstrumentType;
   qualityFlags: number;
   recordedAt: Date;
+};
+
+/** What a pass reads of the versions stored since the last one (see `versionsToJudge`). */
+export type VersionsRead = {
+  ranges: TouchedRange[];
+  /**
+   * The versions whose flags differ from their report's flags before them, oldest first.
+   * Every other version read changes nothing in quality.flagged's judgement (a report seen
+   * again with the flags it had raises nothing and keeps its outcome), so only these are
+   * read into the process.
+   */
+  flagChanges: TouchedVersion[];
+  /** How many versions past the cursor were read, and the last one's id (undefined: none). */
+  freshCount: number;
+  last: number | undefined;
 };
 
 /** An obligation market and day as the producer's queries select it (date as text). */
@@ -34,22 +50,4 @@ export const marketDayOfRow = (r: MarketDayRow): MarketDay => ({
   quote: r.quote_key,
   instrumentType: r.instrument_type,
   date: r.date,
-});
-
-export type VersionRow = MarketDayRow & {
-  id: number;
-  report_id: string;
-  quality_flags: number;
-  recorded_at: Date;
-};
-
-export const VERSION_COLUMNS = sql`v.id, v.report_id::text, r.organization_id, r.base_coin_id,
-  r.exchange_id, r.quote_key, r.instrument_type, to_char(r.date, 'YYYY-MM-DD') as date,
-  v.quality_flags, v.recorded_at`;
-
-export const touched = (r: VersionRow): TouchedVersion => ({
-  ...marketDayOfRow(r),
-  reportId: Number(r.report_id),
-  qualityFlags: Number(r.quality_flags),
-  recordedAt: new Date(r.recorded_at),
 });
