@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { marketMakerCaller } from "../src/domain/caller.js";
 import { METRICS, type Report } from "../src/domain/report.js";
@@ -6,6 +7,7 @@ import { loadFixture } from "../src/services/fixtures.js";
 import { createServices } from "../src/services/index.js";
 import { createReferenceStore } from "../src/store/reference-store.js";
 import { createReportStore } from "../src/store/report-store.js";
+import type { Tables } from "../src/store/tables.js";
 import { freshDatabase, type TestDatabase } from "./helpers/database.js";
 import { baseFixture, v2Record } from "./helpers/fixture.js";
 
@@ -184,5 +186,29 @@ describe("a submission racing a market-data load", () => {
       eligibility_status: "eligible",
       eligibility_reason: null,
     });
+  });
+
+  it("plans what it runs under its lock without JIT compilation, and nothing else", async () => {
+    const jit = async (db: Kysely<Tables>) =>
+      (await sql<{ jit: string }>`select current_setting('jit') as jit`.execute(db)).rows[0]?.jit;
+    const outside = await jit(database.db);
+    const rolledBack = new Error("rolled back");
+    let underLock: string | undefined;
+    await database.db
+      .transaction()
+      .execute(async (trx) => {
+        await createReferenceStore(trx).upsert({
+          coins: [],
+          exchanges: [],
+          markets: [{ ...aaveMarket("binance"), collectedSince: "2024-06-01" }],
+        });
+        underLock = await jit(trx);
+        throw rolledBack;
+      })
+      .catch((error: unknown) => {
+        if (error !== rolledBack) throw error;
+      });
+    expect(underLock).toBe("off");
+    expect(await jit(database.db)).toBe(outside);
   });
 });
