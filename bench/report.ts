@@ -79,7 +79,15 @@ function listingLines(target: string, listing: ListingResults): string[] {
     for (const [name, q] of Object.entries(atSize.queries)) {
       lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.totalCount} |`);
     }
-    lines.push("", `server peak RSS ${atSize.serverPeakRssMb} MB`, "");
+    const listingPeak =
+      atSize.listingPeakRssMb === undefined
+        ? ""
+        : `after the listing's queries ${atSize.listingPeakRssMb} MB, `;
+    lines.push(
+      "",
+      `server peak RSS: ${listingPeak}over the whole suite ${atSize.serverPeakRssMb} MB`,
+      "",
+    );
     if (atSize.scorecards !== undefined)
       lines.push(...scorecardLines(target, size, atSize.scorecards));
     if (atSize.dashboard !== undefined)

@@ -92,6 +92,9 @@ export type ListingAtSize = {
   dashboard?: DashboardResults;
   /** A market-data load changing one market, beside a submission stream (PostgreSQL). */
   marketDataPause?: MarketDataPauseResult;
+  /** The server's peak resident memory once the listing's queries were answered, MB. */
+  listingPeakRssMb?: number;
+  /** Its peak over the whole suite at this size: scorecards, dashboard and pause included. */
   serverPeakRssMb: number;
 };
 

@@ -466,6 +466,8 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
         `  ${size} ${name}: p50 ${round(percentile(r.latencies, 50))} ms, p99 ${round(percentile(r.latencies, 99))} ms, totalCount ${totalCount}`,
       );
     }
+    // Before the suites that follow (scorecards, dashboard), which hold larger answers.
+    const listingPeakRssMb = round(server.peakRssMb(), 0);
     const scorecards = runs("scorecards") ? await scorecardSuite(server, size) : undefined;
     const dashboard = runs("dashboard")
       ? await dashboardSuite(server, plan.requests, log)
@@ -475,6 +477,7 @@ async function listingSuite(target: Target, sizes: number[]): Promise<ListingRes
       scorecards,
       dashboard,
       marketDataPause: await pause(),
+      listingPeakRssMb,
       serverPeakRssMb: round(server.peakRssMb(), 0),
     };
     await server.stop();
