@@ -1,0 +1,112 @@
+import { type Kysely, sql } from "kysely";
+import type { Tables } from "./tables.js";
+import type { TouchedRange, TouchedVersion, VersionsRead } from "./webhook-producer-rows.js";
+
+// Writers in flight hold at most a few batches' ids each; a wider gap is a jump of the
+// sequence (a restore, say), not versions to wait for.
+const MAX_HOLE_SPAN = 100_000;
+
+/**
+ * Holes judged: the noted ids that filled since, and those to drop (filled, or every possible
+ * writer has ended: still empty, so rolled back). Versions are written by the statement that
+ * writes their report first, so a writer has its transaction id before it draws a version id:
+ * a hole's writer, running when the hole was noted, had an id below the noted xmax, and has
+ * ended once the xmin passed it.
+ */
+const HOLES = sql`
+  snapshot as materialized (
+    select pg_snapshot_xmin(pg_current_snapshot())::text::bigint as xmin,
+      pg_snapshot_xmax(pg_current_snapshot())::text::bigint as xmax,
+      (select versions_seen from webhook_event_producer) as seen
+  ),
+  checked as (
+    select h.id, v.id is not null as filled, h.noted_xmax <= s.xmin as ended
+    from webhook_version_holes h cross join snapshot s
+    left join report_versions v on v.id = h.id
+  ),
+  dropped as (
+    delete from webhook_version_holes h using checked c
+    where h.id = c.id and (c.filled or c.ended)
+  )`;
+
+/** Up to `limit` versions past the cursor, and the ids below the last that this snapshot lacks. */
+const fresh = (limit: number) => sql`
+  fresh as materialized (
+    select v.id, v.report_id, v.quality_flags, v.recorded_at from report_versions v
+    where v.id > (select seen from snapshot) order by v.id limit ${limit}
+  ),
+  bounds as (select count(*)::int as fresh_count, max(id) as last from fresh),
+  noted as (
+    insert into webhook_version_holes (id, noted_xmax)
+    select g.id, s.xmax from bounds b cross join snapshot s
+    cross join generate_series(greatest(s.seen + 1, b.last - ${MAX_HOLE_SPAN}), b.last) as g(id)
+    where not exists (select from fresh f where f.id = g.id)
+    on conflict do nothing
+  )`;
+
+/** Every version read (filled holes, whose ids are below the cursor, first), with its flags before. */
+const TOUCHED = sql`
+  read as (
+    select v.id, v.report_id, v.quality_flags, v.recorded_at
+    from checked c join report_versions v on v.id = c.id where c.filled
+    union all
+    select * from fresh
+  ),
+  touched as (
+    select v.*, r.organization_id, r.base_coin_id, r.exchange_id, r.quote_key,
+      r.instrument_type, r.date, coalesce(lag(v.quality_flags)
+        over (partition by v.report_id order by v.id), o.flags, 0) as flags_before
+    from read v join reports r on r.id = v.report_id
+    left join webhook_quality_outcomes o on o.report_id = v.report_id
+  )`;
+
+/** The answer: the touched days per organization and coin, and the versions that changed flags. */
+const ANSWER = sql`
+  ranges as (
+    select organization_id as "organizationId", base_coin_id as "baseCoinId",
+      to_char(min(date), 'YYYY-MM-DD') as "dateGte", to_char(max(date), 'YYYY-MM-DD') as "dateLte"
+    from touched group by organization_id, base_coin_id
+  ),
+  flag_changes as (
+    select id, report_id as "reportId", organization_id as "organizationId",
+      base_coin_id as "baseCoinId", exchange_id as "exchangeId", quote_key as quote,
+      instrument_type as "instrumentType", to_char(date, 'YYYY-MM-DD') as date,
+      quality_flags as "qualityFlags", recorded_at as "recordedAt"
+    from touched where quality_flags <> flags_before
+  )
+  select (select json_agg(g) from ranges g) as ranges,
+    (select json_agg(c order by c.id) from flag_changes c) as flag_changes,
+    b.fresh_count, b.last::text
+  from bounds b`;
+
+type Answer = {
+  ranges: TouchedRange[] | null;
+  flag_changes: (Omit<TouchedVersion, "recordedAt"> & { recordedAt: string })[] | null;
+  fresh_count: number;
+  last: string | null;
+};
+
+/**
+ * The versions a producer pass judges, read in ONE statement (the first of a pass, before its
+ * transaction writes: once it has an id of its own, that id holds its snapshot's xmin back),
+ * so that rows and snapshot figures come from one snapshot: the versions that filled holes
+ * since they were noted, and up to `limit` versions past the cursor, in id order; the holes
+ * judged and the new ones noted with the snapshot's xmax. Only the days the versions touch
+ * and the versions that changed their report's flags come back (see VersionsRead): a pass
+ * over unflagged versions reads none into Node. Before the first pass ever (no cursor yet) it
+ * reads nothing.
+ */
+export async function versionsToJudge(db: Kysely<Tables>, limit: number): Promise<VersionsRead> {
+  const r = await sql<Answer>`with ${HOLES}, ${fresh(limit)}, ${TOUCHED}, ${ANSWER}`.execute(db);
+  const row = r.rows[0];
+  return {
+    ranges: row?.ranges ?? [],
+    flagChanges: (row?.flag_changes ?? []).map((v) => ({
+      ...v,
+      reportId: Number(v.reportId),
+      recordedAt: new Date(v.recordedAt),
+    })),
+    freshCount: row?.fresh_count ?? 0,
+    last: row?.last == null ? undefined : Number(row.last),
+  };
+}
