@@ -200,6 +200,18 @@ describe("quality.flagged", () => {
     expect(await pass()).toBe(1);
   });
 
+  it("judges each report against its own flags, whoever reports the same market and day", async () => {
+    // In one pass, another market maker's report of the same market and day comes between two
+    // of acme's versions, with the flags acme's report had then: it is still news for globex.
+    await submit(KEYS.acme, [mismatched("2026-02-23")]);
+    await submit(KEYS.globex, [mismatched("2026-02-23")]);
+    await submit(KEYS.acme, [plausible("2026-02-23")]);
+    // acme's flag and globex's flag raised; acme's loss raises nothing.
+    expect(await pass()).toBe(2);
+    await submit(KEYS.acme, [mismatched("2026-02-23")]);
+    expect(await pass()).toBe(1);
+  });
+
   it("is raised when a later snapshot flips exceeds_public_depth on, once", async () => {
     await loadSnapshots([snapshot("2026-03-01", "2026-03-01T10:00:00Z", 9000)]);
     expect(await pass()).toBe(0); // 6000 is within the public 9000
