@@ -82,7 +82,10 @@ function addDays(date: string, days: number): string {
 
 /**
  * Batch `b` of `size` realistic v2 records with keys no other batch has: record k of the run
- * is coin k % 200 on exchange (k / 200) % 40 on day k / 8000.
+ * is coin k % 200 on exchange (k / 200) % 40 on day k / 8000. Their figures are random but
+ * hang together as a real book's do (see `plausible`), so that they raise no quality flag:
+ * drawn independently, nearly every record was implausible, and the webhook producer, which
+ * reads into the process every version that changes its report's flags, read all of them.
  */
 export function v2Batch(b: number, size: number, keyOffset = 0): Record<string, unknown>[] {
   const next = random(b + 1);
@@ -102,6 +105,32 @@ export function v2Batch(b: number, size: number, keyOffset = 0): Record<string, 
           ? Math.round(next() * 10_000) / 100
           : Math.round(next() * 1e8) / 100;
     }
-    return record;
+    return plausible(record);
   });
+}
+
+const DEPTH_BANDS = ["DepthTob", "Depth10", "Depth25", "Depth50", "Depth100", "Depth200"];
+
+/**
+ * The record's figures made consistent (CONTRACT section 6): each side's depth grows with the
+ * band (the drawn values, sorted), each total is its two sides, and the maker volume at the
+ * top of the book is within the maker volume.
+ */
+function plausible(record: Record<string, unknown>): Record<string, unknown> {
+  for (const side of ["bid", "ask"]) {
+    const depths = DEPTH_BANDS.map((band) => record[`${side}${band}`] as number);
+    depths.sort((a, b) => a - b);
+    DEPTH_BANDS.forEach((band, i) => {
+      record[`${side}${band}`] = depths[i];
+    });
+  }
+  for (const band of ["50", "100", "200"]) {
+    const sides = (record[`bidDepth${band}`] as number) + (record[`askDepth${band}`] as number);
+    record[`bidAskDepth${band}`] = Math.round(sides * 100) / 100;
+  }
+  record.orderFillVolumeMakerTob = Math.min(
+    record.orderFillVolumeMakerTob as number,
+    record.orderFillVolumeMaker as number,
+  );
+  return record;
 }
