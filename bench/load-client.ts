@@ -1,7 +1,8 @@
 /**
  * A load generator run as its own process, so that the server's CPU is the server's alone.
  * Input (argv[2], JSON): { origin, key, requests: [{method, path, body?}], concurrency,
- * expectStatus, untilStopped? }. Output (stdout, JSON): per-request latencies in ms, errors, elapsed ms.
+ * expectStatus, untilStopped? }. Output (stdout, JSON): per-request latencies in ms, errors, elapsed ms
+ * and the client's own CPU seconds while it sent (its start-up and the job's parsing left out).
  */
 import { Pool } from "undici";
 
@@ -31,6 +32,7 @@ const errors: string[] = [];
 let errorCount = 0;
 let next = 0;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 await Promise.all(
   Array.from({ length: job.concurrency }, async () => {
     for (let i = next++; !stopped && (job.untilStopped || i < job.requests.length); i = next++) {
@@ -53,8 +55,10 @@ await Promise.all(
   }),
 );
 const elapsedMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuAtStart);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 await pool.close();
-process.stdout.write(JSON.stringify({ latencies, errors, errorCount, elapsedMs }));
+process.stdout.write(JSON.stringify({ latencies, errors, errorCount, elapsedMs, cpuSeconds }));
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

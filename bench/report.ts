@@ -141,7 +141,17 @@ function ingestTargetLines(ingest: IngestResults): string[] {
       `HTTP / plain-table unnest in ${ratios.length} alternating rounds: median ${paired.median} (rounds ${ratios.join(", ")}; HTTP ${paired.rounds.map((r) => r.http).join(", ")}, plain ${paired.rounds.map((r) => r.plain).join(", ")} records/s) (target >= 0.6: ${met(paired.median >= 0.6)})`,
       "",
     );
+    if (paired.cpuMedian !== undefined)
+      lines.push(
+        `CPU per record in the same rounds, plain / HTTP: median ${paired.cpuMedian} (rounds ${paired.rounds.map((r) => r.cpuRatio).join(", ")}; HTTP ${paired.rounds.map((r) => r.httpCpuUs).join(", ")} µs: server, backends, load client; plain ${paired.rounds.map((r) => r.plainCpuUs).join(", ")} µs: backends, benchmark process)`,
+        "",
+      );
   }
+  if (http.postgresCpuUsPerRecord !== undefined)
+    lines.push(
+      `CPU per record on the HTTP path (4 clients, new keys): server ${http.nodeCpuUsPerRecord} µs, database backends ${http.postgresCpuUsPerRecord} µs, load client ${http.clientCpuUsPerRecord} µs`,
+      "",
+    );
   if (http.nodeCpuUsPerRecord !== undefined)
     lines.push(
       `Node CPU per record on the HTTP path (4 clients, new keys): ${http.nodeCpuUsPerRecord} µs (target <= 15: ${http.nodeCpuUsPerRecord <= 15 ? "met" : "missed"})`,

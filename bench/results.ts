@@ -18,6 +18,10 @@ export type Phase = {
   serverCpuPercent?: number;
   /** The server process's CPU time (user + system, from /proc) per record, in µs. */
   nodeCpuUsPerRecord?: number;
+  /** The CPU time of the database's backends per record, in µs (PostgreSQL on this machine). */
+  postgresCpuUsPerRecord?: number;
+  /** The load client's CPU time per record while it sent, in µs. */
+  clientCpuUsPerRecord?: number;
   errors?: number;
 };
 
@@ -34,10 +38,22 @@ export type IngestResults = {
   plain_4clients_new?: Phase;
   /** HTTP over the plain-table `unnest` upsert, 4 clients, new keys (issue 19 target: 0.6). */
   ratioToPlain?: number;
-  /** HTTP and the plain statement in alternating rounds: each round's figures and the median ratio. */
+  /**
+   * HTTP and the plain statement in alternating rounds: each round's records/s and their
+   * ratio, the CPU a record cost on each path (µs: server, backends and load client; backends
+   * and the benchmark's own process) and plain / HTTP of it; the medians of both ratios.
+   */
   pairedRatiosToPlain?: {
-    rounds: { http: number; plain: number; ratio: number }[];
+    rounds: {
+      http: number;
+      plain: number;
+      ratio: number;
+      httpCpuUs?: number;
+      plainCpuUs?: number;
+      cpuRatio?: number;
+    }[];
     median: number;
+    cpuMedian?: number;
   };
   /** HTTP over direct store calls, 4 clients, new keys (1 = no HTTP overhead). */
   ratioToStore: number;

@@ -22,6 +22,7 @@ import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
 import { marketDataPause } from "./market-data-pause.js";
 import { metricsSuite } from "./metrics.js";
+import { postgresCpuMeter } from "./postgres-cpu.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import {
@@ -261,6 +262,8 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
   const batches = (count: number, offset: number) =>
     Array.from({ length: count }, (_, b) => v2Batch(b, BATCH, offset));
   const server = await startServer({ ...target.env, DB_POOL_SIZE: "10" }, fixtureFile);
+  const databaseName =
+    target.config.kind === "postgres" ? new URL(target.config.url).pathname.slice(1) : undefined;
   const http = async (name: string, count: number, offset: number, concurrency: number) => {
     const requests = batches(count, offset).map((data) => ({
       method: "POST",
@@ -268,6 +271,7 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
       body: JSON.stringify({ data }),
     }));
     const cpu0 = server.cpuSeconds();
+    const postgres = databaseName === undefined ? undefined : postgresCpuMeter(databaseName);
     const r = await runLoad({
       origin: server.origin,
       key: orgKey(INGEST_ORG),
@@ -276,9 +280,12 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
       expectStatus: 201,
     });
     const cpu = server.cpuSeconds() - cpu0;
+    const perRecord = (seconds: number) => round((seconds * 1e6) / (count * BATCH), 1);
     const phase = phaseOf(count * BATCH, r.latencies, r.elapsedMs, {
       serverCpuPercent: round((cpu / (r.elapsedMs / 1000)) * 100, 0),
-      nodeCpuUsPerRecord: round((cpu * 1e6) / (count * BATCH), 1),
+      nodeCpuUsPerRecord: perRecord(cpu),
+      ...(postgres === undefined ? {} : { postgresCpuUsPerRecord: perRecord(postgres.seconds()) }),
+      clientCpuUsPerRecord: perRecord(r.cpuSeconds),
       errors: r.errorCount,
     });
     if (r.errorCount > 0) log(`  ${name}: ${r.errorCount} errors, e.g. ${r.errors[0]}`);
@@ -306,7 +313,9 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
   // few rounds and the median of the rounds' ratios is the figure (PostgreSQL only: the server
   // and this process cannot share a PGlite database).
   const paired =
-    target.config.kind === "postgres" ? await pairedRounds(http, target.config) : undefined;
+    target.config.kind === "postgres" && databaseName !== undefined
+      ? await pairedRounds(http, server, target.config, databaseName)
+      : undefined;
   const serverPeakRssMb = round(server.peakRssMb(), 0);
   await server.stop();
 
@@ -373,36 +382,92 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
   };
 }
 
+type PairedRound = Required<NonNullable<IngestResults["pairedRatiosToPlain"]>["rounds"][number]>;
+
 /**
  * Rounds of HTTP (4 clients, new keys) then the plain-table `unnest` upsert, each on keys of
- * its own, and each round's HTTP / plain ratio.
+ * its own, and each round's HTTP / plain ratio: of throughput, and of the CPU a record costs
+ * on this machine. An HTTP record's CPU is the server's, its database backends' and the load
+ * client's, counted until the server has gone quiet again (the webhook producer reads the
+ * round's versions after it); a plain record's is its backends' and this process's. On a
+ * machine the work keeps busy, the throughput ratio tends to the CPU ratio; the CPU ratio
+ * swings less from round to round.
  */
 async function pairedRounds(
   http: (name: string, count: number, offset: number, concurrency: number) => Promise<Phase>,
+  server: RunningServer,
   config: DatabaseConfig,
-): Promise<{ rounds: { http: number; plain: number; ratio: number }[]; median: number }> {
+  databaseName: string,
+): Promise<NonNullable<IngestResults["pairedRatiosToPlain"]>> {
   const database = await openDatabase(config);
-  const rounds: { http: number; plain: number; ratio: number }[] = [];
+  const rounds: PairedRound[] = [];
+  const records = plan.pairedBatches * BATCH;
   try {
+    // The earlier phases' versions are the producer's to read before the first round starts.
+    const backlog = await untilQuiet(server, databaseName);
+    log(`  paired rounds: the server and its backends went quiet after ${round(backlog, 1)} CPU s`);
     for (let r = 0; r < plan.pairedRounds; r++) {
       // Keys 5.0 M-5.8 M are used by no other phase (the key space wraps at 5.84 M); the
       // plain table's rounds follow its own phase's region.
-      const offset = 5_000_000 + r * plan.pairedBatches * BATCH;
+      const offset = 5_000_000 + r * records;
       const h = await http(`paired round ${r + 1}: http`, plan.pairedBatches, offset, 4);
-      const reports = Array.from({ length: plan.pairedBatches }, (_, b) =>
-        asReports(v2Batch(b, BATCH, 6_500_000 + r * plan.pairedBatches * BATCH)),
+      const tail = await untilQuiet(server, databaseName);
+      const httpCpuUs = round(
+        (h.nodeCpuUsPerRecord ?? 0) +
+          (h.postgresCpuUsPerRecord ?? 0) +
+          (h.clientCpuUsPerRecord ?? 0) +
+          (tail * 1e6) / records,
+        1,
       );
+      const reports = Array.from({ length: plan.pairedBatches }, (_, b) =>
+        asReports(v2Batch(b, BATCH, 6_500_000 + r * records)),
+      );
+      const postgres = postgresCpuMeter(databaseName);
+      const client = process.cpuUsage();
       const p = await plainUnnestUpsert(database.db, INGEST_ORG, reports, 4);
-      const plain = Math.round((plan.pairedBatches * BATCH) / (p.elapsedMs / 1000));
+      const clientCpu = process.cpuUsage(client);
+      const plainCpuUs = round(
+        ((postgres.seconds() + (clientCpu.user + clientCpu.system) / 1e6) * 1e6) / records,
+        1,
+      );
+      const plain = Math.round(records / (p.elapsedMs / 1000));
       const ratio = round(h.recordsPerSecond / plain, 2);
-      log(`  paired round ${r + 1}: plain ${plain} records/s, HTTP / plain ${ratio}`);
-      rounds.push({ http: h.recordsPerSecond, plain, ratio });
+      const cpuRatio = round(plainCpuUs / httpCpuUs, 2);
+      log(
+        `  paired round ${r + 1}: plain ${plain} records/s, HTTP / plain ${ratio}; CPU per record HTTP ${httpCpuUs} µs, plain ${plainCpuUs} µs, plain / HTTP ${cpuRatio}`,
+      );
+      rounds.push({ http: h.recordsPerSecond, plain, ratio, httpCpuUs, plainCpuUs, cpuRatio });
     }
   } finally {
     await database.close();
   }
-  const sorted = rounds.map((r) => r.ratio).sort((a, b) => a - b);
-  return { rounds, median: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN };
+  return {
+    rounds,
+    median: medianOf(rounds.map((r) => r.ratio)),
+    cpuMedian: medianOf(rounds.map((r) => r.cpuRatio)),
+  };
+}
+
+function medianOf(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/**
+ * Waits until the server and its database backends have used under 2 % of a core for a
+ * quarter of a second (at most 20 s), and answers the CPU seconds they used meanwhile.
+ */
+async function untilQuiet(server: RunningServer, databaseName: string): Promise<number> {
+  const postgres = postgresCpuMeter(databaseName);
+  const server0 = server.cpuSeconds();
+  const used = () => server.cpuSeconds() - server0 + postgres.seconds();
+  const deadline = performance.now() + 20_000;
+  for (let before = used(); performance.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = used();
+    if (now - before < 0.005) return now;
+    before = now;
+  }
+  return used();
 }
 
 async function listingSuite(target: Target, sizes: number[]): Promise<ListingResults> {

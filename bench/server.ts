@@ -94,6 +94,8 @@ type LoadResult = {
   errors: string[];
   errorCount: number;
   elapsedMs: number;
+  /** The load client's CPU seconds while it sent. */
+  cpuSeconds: number;
 };
 
 /** Runs the load client in its own process with `job` on stdin. */
