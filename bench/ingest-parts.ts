@@ -1,46 +1,148 @@
 /**
  * `npm run bench:ingest-parts [-- ROUNDS]`: where the store statement's database time goes
- * (issue 19 goal 1). On a fresh PostgreSQL database with the bench fixture, batches of 300 new
- * keys go through the service's own upsert (4 clients) as it is and with one part taken out
- * at a time: the version rows, the month-count delta, the public-depth lookup, all three; then the
- * plain-table `unnest` upsert. The variants interleave round by round, so that a busy machine
- * or a growing table weighs on each alike. The parts are removed by rewriting the statement's
- * text: a rewrite that no longer matches it fails the run instead of measuring the whole.
+ * (issue 19 goal 1). Batches of 300 new keys go through the service's own upsert (4 clients)
+ * as it is, with one part taken out at a time (the version rows, the month-count delta, the
+ * public-depth lookup, all three), with the schema changes the issue suggests measuring
+ * (history as one row per batch, an integer organization key in the indexes, version ids
+ * without a b-tree, no listing indexes), and then the plain-table `unnest` upsert. Each
+ * variant with a schema of its own runs on a fresh database of its own, the others on one
+ * shared fresh database; the variants interleave round by round, so that a busy machine or a
+ * growing table weighs on each alike. Besides records/s, each phase reports the CPU that the
+ * PostgreSQL processes spent per record, which swings less than throughput on a shared machine.
+ *
+ * The parts are removed by rewriting the statement's text: a rewrite that no longer matches
+ * it fails the run instead of measuring the whole.
  */
 import { randomUUID } from "node:crypto";
-import { CompiledQuery, type Kysely } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import { loadConfig } from "../src/config.js";
-import type { Report } from "../src/domain/report.js";
+import { METRICS, type Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
-import { openDatabase } from "../src/store/database.js";
+import { type Database, openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
+import { metricColumn } from "../src/store/report-store.js";
 import { createStores } from "../src/store/stores.js";
 import type { Tables } from "../src/store/tables.js";
 import { adminQuery, databaseUrl } from "./admin-database.js";
 import { benchFixture, INGEST_ORG, v2Batch } from "./data.js";
+import { postgresCpuMeter } from "./postgres-cpu.js";
 import { asReports, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const BATCHES = 120;
 
-/** Each variant's rewrite of the upsert statement; each must change it. */
-const rewrites: Record<string, RegExp[]> = {
-  "no version rows": [/versions as \(\s*insert into report_versions[\s\S]*?from upserted\s*\),/],
-  "no month-count delta": [
-    /counted as \(\s*insert into report_month_count_deltas[\s\S]*?having count\(\*\) > 0\s*\),/,
-  ],
-  "no public-depth lookup": [/coalesce\(\(select case when t\.bid_depth_200[\s\S]*?limit 1\), 0\)/],
+type Rewrite = [
+  pattern: RegExp,
+  replacement: string | ((match: string, ...groups: string[]) => string),
+];
+type Variant = {
+  /** Rewrites of the service's upsert statement; each must match it. */
+  rewrites?: Rewrite[];
+  /** Statements run on this variant's own fresh database after the migrations. */
+  schema?: string[];
+  /** The plain-table `unnest` upsert instead of the service's statement. */
+  plain?: true;
 };
-rewrites["none of the three"] = Object.values(rewrites).flat();
 
-const replacement = (pattern: RegExp) =>
-  // The lookup is the only use of $8: keep it typed.
-  pattern.source.startsWith("coalesce") ? "(case when $8::float8 is null then 0 else 0 end)" : "";
+const VERSIONS_CTE =
+  /versions as \(\s*insert into report_versions \(report_id, submission_id, recorded_at, ([^)]*)\)\s*select[\s\S]*?from upserted\s*\),/;
+const noVersions: Rewrite = [VERSIONS_CTE, ""];
+const noMonthCounts: Rewrite = [
+  /counted as \(\s*insert into report_month_count_deltas[\s\S]*?having count\(\*\) > 0\s*\),/,
+  "",
+];
+// The lookup is the only use of $8: keep it typed.
+const noPublicDepth: Rewrite = [
+  /coalesce\(\(select case when t\.bid_depth_200[\s\S]*?limit 1\), 0\)/,
+  "(case when $8::float8 is null then 0 else 0 end)",
+];
 
-function rewriting(db: Kysely<Tables>, patterns: RegExp[]): Kysely<Tables> {
+/**
+ * History as one row per batch: every accepted version of the batch in one row of arrays,
+ * one array per column. What it costs to write; finding one report's versions in it would
+ * need an index of its own, not measured here.
+ */
+const versionBatchColumns = [
+  "quote_coin_id text[]",
+  "quote_coin_symbol text[]",
+  "type text[]",
+  "schema_version smallint[]",
+  ...METRICS.map((m) => `${metricColumn(m)} double precision[]`),
+  "quality_flags smallint[]",
+];
+const versionsPerBatch: Variant = {
+  schema: [
+    `create table bench_version_batches (id bigint generated always as identity primary key,
+      submission_id uuid not null, recorded_at timestamptz not null, report_ids bigint[] not null,
+      ${versionBatchColumns.join(", ")})`,
+  ],
+  rewrites: [
+    [
+      VERSIONS_CTE,
+      (_, columns = "") => {
+        const names = columns.split(",").map((c) => c.trim());
+        return `versions as (
+          insert into bench_version_batches (submission_id, recorded_at, report_ids, ${names.join(", ")})
+          select $4::uuid, $6::timestamptz, array_agg(id), ${names.map((c) => `array_agg(${c})`).join(", ")}
+          from upserted
+        ),`;
+      },
+    ],
+  ],
+};
+
+/** The three `reports` indexes led by an integer organization key instead of the text id. */
+const reportIndexes = (organization: string) => [
+  "drop index reports_key_idx",
+  "drop index reports_base_coin_idx",
+  "drop index reports_exchange_idx",
+  `create unique index reports_key_idx on reports
+    (${organization}, date desc, exchange_id, base_coin_id, quote_key, instrument_type) include (id)`,
+  `create index reports_base_coin_idx on reports
+    (${organization}, base_coin_id, date desc, exchange_id, quote_key, instrument_type) include (id)`,
+  `create index reports_exchange_idx on reports
+    (${organization}, exchange_id, date desc, base_coin_id, quote_key, instrument_type) include (id)`,
+];
+const integerOrganizationKey: Variant = {
+  schema: [
+    "alter table reports add column organization_key integer not null default 0",
+    ...reportIndexes("organization_key"),
+  ],
+  rewrites: [
+    [
+      /insert into reports as r \(organization_id,([\s\S]*?)\)\s*select \$1::text,/,
+      (_, columns = "") =>
+        `insert into reports as r (organization_key, organization_id,${columns}) select 1, $1::text,`,
+    ],
+    [/on conflict \(organization_id,/, "on conflict (organization_key,"],
+  ],
+};
+
+const variants: Record<string, Variant> = {
+  "service statement": {},
+  "no version rows": { rewrites: [noVersions] },
+  "no month-count delta": { rewrites: [noMonthCounts] },
+  "no public-depth lookup": { rewrites: [noPublicDepth] },
+  "none of the three": { rewrites: [noVersions, noMonthCounts, noPublicDepth] },
+  "versions: a row per batch": versionsPerBatch,
+  "integer organization key": integerOrganizationKey,
+  "version ids: BRIN, not b-tree": {
+    schema: [
+      "alter table report_versions drop constraint report_versions_pkey",
+      "create index report_versions_id_brin on report_versions using brin (id)",
+    ],
+  },
+  "no exchange-filter index": { schema: ["drop index reports_exchange_idx"] },
+  "no listing indexes": {
+    schema: ["drop index reports_base_coin_idx", "drop index reports_exchange_idx"],
+  },
+  "plain-table unnest": { plain: true },
+};
+
+function rewriting(db: Kysely<Tables>, rewrites: Rewrite[]): Kysely<Tables> {
   const rewrite = (text: string) =>
-    patterns.reduce((out, pattern) => {
-      const next = out.replace(pattern, replacement(pattern));
+    rewrites.reduce((out, [pattern, replacement]) => {
+      const next = out.replace(pattern, replacement as string);
       if (next === out && /insert into reports/.test(out))
         throw new Error(`the rewrite ${pattern} no longer matches the upsert`);
       return next;
@@ -56,41 +158,69 @@ function rewriting(db: Kysely<Tables>, patterns: RegExp[]): Kysely<Tables> {
   });
 }
 
-const name = `tr_bench_parts_${randomUUID().slice(0, 8)}`;
-await adminQuery(`create database ${name}`);
-const url = databaseUrl(name);
-const database = await openDatabase(loadConfig({ DATABASE_URL: url }).database);
-try {
+const opened: { name: string; database: Database }[] = [];
+async function freshDatabase(schema: string[] = []): Promise<{ name: string; db: Kysely<Tables> }> {
+  const name = `tr_bench_parts_${randomUUID().slice(0, 8)}`;
+  await adminQuery(`create database ${name}`);
+  const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl(name) }).database);
+  opened.push({ name, database });
   await migrate(database.db);
   await loadFixture(createStores(database.db), benchFixture(), new Date());
-  type Run = (db: Kysely<Tables>, batches: Report[][]) => Promise<{ elapsedMs: number }>;
-  const variants: Record<string, Run> = {
-    "service statement": (db, batches) => storeUpsert(db, INGEST_ORG, batches, 4),
-    ...Object.fromEntries(
-      Object.entries(rewrites).map(([label, patterns]) => [
-        label,
-        ((db, batches) => storeUpsert(rewriting(db, patterns), INGEST_ORG, batches, 4)) as Run,
-      ]),
-    ),
-    "plain-table unnest": (db, batches) => plainUnnestUpsert(db, INGEST_ORG, batches, 4),
-  };
+  for (const statement of schema) await sql.raw(statement).execute(database.db);
+  return { name, db: database.db };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+};
+
+try {
+  const shared = await freshDatabase();
+  const runs: [string, string, (batches: Report[][]) => Promise<{ elapsedMs: number }>][] = [];
+  for (const [label, variant] of Object.entries(variants)) {
+    const { name, db } = variant.schema ? await freshDatabase(variant.schema) : shared;
+    runs.push([
+      label,
+      name,
+      variant.plain
+        ? (batches) => plainUnnestUpsert(db, INGEST_ORG, batches, 4)
+        : (batches) => storeUpsert(rewriting(db, variant.rewrites ?? []), INGEST_ORG, batches, 4),
+    ]);
+  }
   const rates: Record<string, number[]> = {};
+  const cpu: Record<string, number[]> = {};
   let offset = 10_000_000;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [label, run] of Object.entries(variants)) {
+    for (const [label, name, run] of runs) {
       const batches = Array.from({ length: BATCHES }, (_, b) => asReports(v2Batch(b, 300, offset)));
       offset += 1_000_000;
-      const { elapsedMs } = await run(database.db, batches);
-      rates[label] = [...(rates[label] ?? []), Math.round((BATCHES * 300) / (elapsedMs / 1000))];
+      // A checkpoint now rather than in the middle of some phase.
+      await adminQuery("checkpoint");
+      const meter = postgresCpuMeter(name);
+      const { elapsedMs } = await run(batches);
+      const records = BATCHES * 300;
+      rates[label] = [...(rates[label] ?? []), Math.round(records / (elapsedMs / 1000))];
+      cpu[label] = [...(cpu[label] ?? []), (meter.seconds() * 1e6) / records];
     }
   }
-  const plain = rates["plain-table unnest"] ?? [];
-  console.log(`records/s per round (${BATCHES} batches of 300 new keys, 4 clients):`);
+  const plainRates = rates["plain-table unnest"] ?? [];
+  const plainCpu = median(cpu["plain-table unnest"] ?? []);
+  console.log(`${BATCHES} batches of 300 new keys a round, 4 clients; PostgreSQL CPU per record:`);
+  console.log(
+    "| statement | records/s per round | / plain per round | PostgreSQL µs/record (median) | / plain |",
+  );
+  console.log("|---|---|---|---:|---:|");
   for (const [label, list] of Object.entries(rates)) {
-    const ratios = list.map((r, i) => (r / (plain[i] ?? r)).toFixed(2));
-    console.log(`  ${label.padEnd(24)} ${list.join(", ")}  (/ plain: ${ratios.join(", ")})`);
+    const ratios = list.map((r, i) => (r / (plainRates[i] ?? r)).toFixed(2));
+    const us = median(cpu[label] ?? []);
+    console.log(
+      `| ${label} | ${list.join(", ")} | ${ratios.join(", ")} | ${us.toFixed(1)} | ${(us / plainCpu).toFixed(2)} |`,
+    );
   }
 } finally {
-  await database.close();
-  await adminQuery(`drop database ${name} with (force)`);
+  for (const { name, database } of opened) {
+    await database.close();
+    await adminQuery(`drop database ${name} with (force)`);
+  }
 }
