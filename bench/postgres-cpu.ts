@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
- * CPU ticks (user + system) so far of each `postgres` process of this machine serving
- * `database` (a backend's title names its database), by PID.
+ * CPU ticks (user + system) so far of each `postgres` backend of this machine serving
+ * `database` (a backend's title names its database), by PID. Autovacuum's workers are left
+ * out: they follow the inserts on the launcher's schedule, whichever phase runs by then.
  */
 function postgresTicks(database: string): Map<string, number> {
   const ticks = new Map<string, number>();
@@ -19,7 +20,8 @@ function postgresTicks(database: string): Map<string, number> {
     } catch {
       continue; // the process ended meanwhile
     }
-    if (!title.split(" ").includes(database)) continue;
+    const words = title.split(" ");
+    if (!words.includes(database) || words.includes("autovacuum")) continue;
     // utime and stime: fields 14 and 15, counted after the command's closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     ticks.set(entry, Number(fields[11]) + Number(fields[12]));

@@ -64,6 +64,8 @@ const parts = {
   cluster: runs("cluster"),
 };
 const BATCH = 300;
+// The ingest server's webhook producer pause (see untilQuiet).
+const PRODUCER_POLL_MS = 2_000;
 const plan = quick
   ? {
       http1: 6,
@@ -261,7 +263,12 @@ async function ingestSuite(target: Target): Promise<IngestResults> {
   };
   const batches = (count: number, offset: number) =>
     Array.from({ length: count }, (_, b) => v2Batch(b, BATCH, offset));
-  const server = await startServer({ ...target.env, DB_POOL_SIZE: "10" }, fixtureFile);
+  // The webhook producer passes every 2 s instead of 15, so that "quiet" (see untilQuiet) means
+  // it has read what was stored: a pass costs the same per version either way.
+  const server = await startServer(
+    { ...target.env, DB_POOL_SIZE: "10", WEBHOOK_EVENTS_POLL_MS: String(PRODUCER_POLL_MS) },
+    fixtureFile,
+  );
   const databaseName =
     target.config.kind === "postgres" ? new URL(target.config.url).pathname.slice(1) : undefined;
   const http = async (name: string, count: number, offset: number, concurrency: number) => {
@@ -389,9 +396,9 @@ type PairedRound = Required<NonNullable<IngestResults["pairedRatiosToPlain"]>["r
  * its own, and each round's HTTP / plain ratio: of throughput, and of the CPU a record costs
  * on this machine. An HTTP record's CPU is the server's, its database backends' and the load
  * client's, counted until the server has gone quiet again (the webhook producer reads the
- * round's versions after it); a plain record's is its backends' and this process's. On a
- * machine the work keeps busy, the throughput ratio tends to the CPU ratio; the CPU ratio
- * swings less from round to round.
+ * round's versions after it); a plain record's is its backends' and this process's, also
+ * until quiet (autovacuum follows either's inserts). On a machine the work keeps busy, the
+ * throughput ratio tends to the CPU ratio; the CPU ratio swings less from round to round.
  */
 async function pairedRounds(
   http: (name: string, count: number, offset: number, concurrency: number) => Promise<Phase>,
@@ -404,14 +411,21 @@ async function pairedRounds(
   const records = plan.pairedBatches * BATCH;
   try {
     // The earlier phases' versions are the producer's to read before the first round starts.
+    const started = performance.now();
     const backlog = await untilQuiet(server, databaseName);
-    log(`  paired rounds: the server and its backends went quiet after ${round(backlog, 1)} CPU s`);
+    log(
+      `  paired rounds: the server and its backends went quiet after ${round(backlog, 1)} CPU s, ${round((performance.now() - started) / 1000, 1)} s`,
+    );
     for (let r = 0; r < plan.pairedRounds; r++) {
       // Keys 5.0 M-5.8 M are used by no other phase (the key space wraps at 5.84 M); the
       // plain table's rounds follow its own phase's region.
       const offset = 5_000_000 + r * records;
       const h = await http(`paired round ${r + 1}: http`, plan.pairedBatches, offset, 4);
+      const quietFrom = performance.now();
       const tail = await untilQuiet(server, databaseName);
+      log(
+        `  paired round ${r + 1}: after HTTP, quiet after ${round(tail, 2)} CPU s, ${round((performance.now() - quietFrom) / 1000, 1)} s`,
+      );
       const httpCpuUs = round(
         (h.nodeCpuUsPerRecord ?? 0) +
           (h.postgresCpuUsPerRecord ?? 0) +
@@ -426,8 +440,10 @@ async function pairedRounds(
       const client = process.cpuUsage();
       const p = await plainUnnestUpsert(database.db, INGEST_ORG, reports, 4);
       const clientCpu = process.cpuUsage(client);
+      const plainTail = await untilQuiet(server, databaseName);
       const plainCpuUs = round(
-        ((postgres.seconds() + (clientCpu.user + clientCpu.system) / 1e6) * 1e6) / records,
+        ((postgres.seconds() + (clientCpu.user + clientCpu.system) / 1e6 + plainTail) * 1e6) /
+          records,
         1,
       );
       const plain = Math.round(records / (p.elapsedMs / 1000));
@@ -453,21 +469,25 @@ function medianOf(values: number[]): number {
 }
 
 /**
- * Waits until the server and its database backends have used under 2 % of a core for a
- * quarter of a second (at most 20 s), and answers the CPU seconds they used meanwhile.
+ * Waits until the server and its database's backends have used under 2 % of a core over a
+ * span longer than the webhook producer's pause between passes (at most 60 s), and answers
+ * the CPU seconds they used meanwhile.
  */
 async function untilQuiet(server: RunningServer, databaseName: string): Promise<number> {
   const postgres = postgresCpuMeter(databaseName);
   const server0 = server.cpuSeconds();
   const used = () => server.cpuSeconds() - server0 + postgres.seconds();
-  const deadline = performance.now() + 20_000;
-  for (let before = used(); performance.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = used();
-    if (now - before < 0.005) return now;
-    before = now;
+  const step = 250;
+  const span = Math.ceil(PRODUCER_POLL_MS / step) + 2;
+  const samples = [used()];
+  const deadline = performance.now() + 60_000;
+  while (performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, step));
+    samples.push(used());
+    const from = samples[samples.length - 1 - span];
+    if (from !== undefined && (samples.at(-1) ?? 0) - from < (0.02 * span * step) / 1000) break;
   }
-  return used();
+  return samples.at(-1) ?? 0;
 }
 
 async function listingSuite(target: Target, sizes: number[]): Promise<ListingResults> {
