@@ -64,30 +64,40 @@ function ingestLines(target: string, ingest: IngestResults): string[] {
   return lines;
 }
 
+/** The listing's queries at one size, and the server's peak memory. */
+function listingQueryLines(
+  target: string,
+  size: string,
+  atSize: ListingResults["sizes"][string],
+): string[] {
+  const lines = [
+    `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
+    "",
+    "| query | p50 ms | p99 ms | totalCount |",
+    "|---|---:|---:|---:|",
+  ];
+  for (const [name, q] of Object.entries(atSize.queries)) {
+    lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.totalCount} |`);
+  }
+  const listingPeak =
+    atSize.listingPeakRssMb === undefined
+      ? ""
+      : `after the listing's queries ${atSize.listingPeakRssMb} MB, `;
+  lines.push(
+    "",
+    `server peak RSS: ${listingPeak}over the whole suite ${atSize.serverPeakRssMb} MB`,
+    "",
+  );
+  return lines;
+}
+
 function listingLines(target: string, listing: ListingResults): string[] {
   const lines: string[] = [];
   for (const [size, atSize] of Object.entries(listing.sizes)) {
     if (atSize.marketDataPause !== undefined)
       lines.push(...marketDataPauseLines(size, atSize.marketDataPause));
-    if (Object.keys(atSize.queries).length === 0) continue;
-    lines.push(
-      `### ${target}: GET /api/v1/reports at ${Number(size).toLocaleString("en")} records`,
-      "",
-      "| query | p50 ms | p99 ms | totalCount |",
-      "|---|---:|---:|---:|",
-    );
-    for (const [name, q] of Object.entries(atSize.queries)) {
-      lines.push(`| ${name} | ${q.p50Ms} | ${q.p99Ms} | ${q.totalCount} |`);
-    }
-    const listingPeak =
-      atSize.listingPeakRssMb === undefined
-        ? ""
-        : `after the listing's queries ${atSize.listingPeakRssMb} MB, `;
-    lines.push(
-      "",
-      `server peak RSS: ${listingPeak}over the whole suite ${atSize.serverPeakRssMb} MB`,
-      "",
-    );
+    if (Object.keys(atSize.queries).length > 0)
+      lines.push(...listingQueryLines(target, size, atSize));
     if (atSize.scorecards !== undefined)
       lines.push(...scorecardLines(target, size, atSize.scorecards));
     if (atSize.dashboard !== undefined)
