@@ -25,7 +25,7 @@ import { createStores } from "../src/store/stores.js";
 import type { Tables } from "../src/store/tables.js";
 import { adminQuery, databaseUrl } from "./admin-database.js";
 import { benchFixture, INGEST_ORG, v2Batch } from "./data.js";
-import { postgresCpuMeter } from "./postgres-cpu.js";
+import { postgresCpuMeter } from "./proc-cpu.js";
 import { asReports, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);

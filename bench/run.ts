@@ -22,7 +22,7 @@ import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
 import { marketDataPause } from "./market-data-pause.js";
 import { metricsSuite } from "./metrics.js";
-import { postgresCpuMeter } from "./postgres-cpu.js";
+import { postgresCpuMeter } from "./proc-cpu.js";
 import { qualitySuite } from "./quality.js";
 import { markdown } from "./report.js";
 import {
@@ -397,8 +397,9 @@ type PairedRound = Required<NonNullable<IngestResults["pairedRatiosToPlain"]>["r
  * on this machine. An HTTP record's CPU is the server's, its database backends' and the load
  * client's, counted until the server has gone quiet again (the webhook producer reads the
  * round's versions after it); a plain record's is its backends' and this process's, also
- * until quiet (autovacuum follows either's inserts). On a machine the work keeps busy, the
- * throughput ratio tends to the CPU ratio; the CPU ratio swings less from round to round.
+ * until quiet. Autovacuum's workers count on neither side (see postgresCpuMeter). On a
+ * machine the work keeps busy, the throughput ratio tends to the CPU ratio; the CPU ratio
+ * swings less from round to round.
  */
 async function pairedRounds(
   http: (name: string, count: number, offset: number, concurrency: number) => Promise<Phase>,

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-
-const CLOCK_TICKS_PER_SECOND = 100;
+import { cpuSecondsOfStat } from "./proc-cpu.js";
 
 export type RunningServer = {
   origin: string;
@@ -65,10 +64,7 @@ export async function startServer(
   return {
     origin,
     pid,
-    cpuSeconds: () => {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-    },
+    cpuSeconds: () => cpuSecondsOfStat(readFileSync(`/proc/${pid}/stat`, "utf8")),
     peakRssMb: () => {
       const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       return Number(match?.[1] ?? 0) / 1024;

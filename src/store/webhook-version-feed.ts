@@ -107,10 +107,9 @@ type Answer = {
  * its own, that id holds its snapshot's xmin back), so that rows and snapshot figures come
  * from one snapshot: the versions that filled holes since they were noted, and up to `limit`
  * versions past the cursor, in id order; the holes judged and the new ones noted with the
- * snapshot's xmax. Only the days the versions touch
- * and the versions that changed their report's flags come back (see VersionsRead): a pass
- * over unflagged versions reads none into Node. Before the first pass ever (no cursor yet) it
- * reads nothing.
+ * snapshot's xmax. Only the days the versions touch and the versions that changed their
+ * report's flags come back (see VersionsRead): a pass over unflagged versions reads none into
+ * Node. Before the first pass ever (no cursor yet) it reads nothing.
  */
 export async function versionsToJudge(db: Kysely<Tables>, limit: number): Promise<VersionsRead> {
   // Only the process holding the producer's lock moves the cursor: read first, it is the
