@@ -26,6 +26,7 @@ import type { Tables } from "../src/store/tables.js";
 import { adminQuery, databaseUrl } from "./admin-database.js";
 import { benchFixture, INGEST_ORG, v2Batch } from "./data.js";
 import { postgresCpuMeter } from "./proc-cpu.js";
+import { median } from "./server.js";
 import { asReports, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
@@ -169,11 +170,6 @@ async function freshDatabase(schema: string[] = []): Promise<{ name: string; db:
   for (const statement of schema) await sql.raw(statement).execute(database.db);
   return { name, db: database.db };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
 
 try {
   const shared = await freshDatabase();

@@ -15,6 +15,7 @@ import { migrate } from "../src/store/migrate.js";
 import { createRateLimitStore } from "../src/store/rate-limit-store.js";
 import { createRedisRateLimitStore } from "../src/store/redis-rate-limit-store.js";
 import { adminQuery, databaseUrl } from "./admin-database.js";
+import { median } from "./server.js";
 
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const ROUNDS = 10;
@@ -73,7 +74,6 @@ try {
     totals.memory?.push(await timed((i) => memory.hit(`k${i % keys}`)));
   }
   await redis?.close();
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
   for (const [store, rounds] of Object.entries(totals)) {
     if (rounds.length === 0) continue;
     process.stdout.write(

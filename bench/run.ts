@@ -36,7 +36,7 @@ import {
   type TargetResults,
 } from "./results.js";
 import { SCORECARD_TARGETS, scorecardDataset, scorecardQueries } from "./scorecards.js";
-import { percentile, type RunningServer, runLoad, startServer } from "./server.js";
+import { median, percentile, type RunningServer, runLoad, startServer } from "./server.js";
 import { asReports, perRecordUpsert, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 import { webhookSuite } from "./webhooks.js";
 
@@ -460,13 +460,9 @@ async function pairedRounds(
   }
   return {
     rounds,
-    median: medianOf(rounds.map((r) => r.ratio)),
-    cpuMedian: medianOf(rounds.map((r) => r.cpuRatio)),
+    median: median(rounds.map((r) => r.ratio)),
+    cpuMedian: median(rounds.map((r) => r.cpuRatio)),
   };
-}
-
-function medianOf(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 }
 
 /**
