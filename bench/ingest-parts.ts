@@ -4,7 +4,9 @@
  * as it is, with one part taken out at a time (the version rows, the month-count delta, the
  * public-depth lookup, all three), with the schema changes the issue suggests measuring
  * (history as one row per batch, an integer organization key in the indexes, version ids
- * without a b-tree, no listing indexes), and then the plain-table `unnest` upsert. Each
+ * without a b-tree, no listing indexes), two other storage designs (monthly partitions, the
+ * metrics in a side table), the leanest schema that still keeps every version, and then the
+ * plain-table `unnest` upsert. Each
  * variant with a schema of its own runs on a fresh database of its own, the others on one
  * shared fresh database; the variants interleave round by round, so that a busy machine or a
  * growing table weighs on each alike. Besides records/s, each phase reports the CPU that the
