@@ -73,6 +73,8 @@ export const environmentSchema = z.object({
   DB_POOL_SIZE: positiveInt(10),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
+  // README "PgBouncer": off for a transaction pooler that cannot keep named statements.
+  DB_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   // Several nodes (README "Several nodes"): where rate limits count, how long a stopping
   // process answers 503 on /readyz while serving on, which proxies' X-Forwarded-For is believed.
   RATE_LIMIT_STORE: z.enum(["memory", "database", "redis"]).optional(),

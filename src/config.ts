@@ -59,6 +59,8 @@ export type DatabaseConfig =
       readReplica?: { url: string; maxLagMs: number };
       /** DATABASE_MIGRATION_URL: migrations over a direct connection (not through a pooler). */
       migrationUrl?: string;
+      /** DB_PREPARED_STATEMENTS: the batch upsert prepared once per connection (default true). */
+      preparedStatements?: boolean;
     }
   | {
       kind: "pglite";
@@ -170,6 +172,7 @@ function databaseConfig(e: Environment): DatabaseConfig {
     poolSize: e.DB_POOL_SIZE,
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+    preparedStatements: e.DB_PREPARED_STATEMENTS !== "false",
     ...(e.DATABASE_READ_URL === undefined
       ? {}
       : { readReplica: { url: e.DATABASE_READ_URL, maxLagMs: e.READ_REPLICA_MAX_LAG_MS } }),

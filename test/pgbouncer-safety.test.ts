@@ -19,8 +19,11 @@ const SESSION_STATE = [
   },
   { rule: "set_config for the session", pattern: /set_config\([^)]*,\s*false\s*\)/ },
   {
-    rule: "named prepared statements",
-    pattern: /\bprepare\s+[a-z_]+\s+(as|\()|\bname:\s*["'`][^"'`]*["'`],\s*text:/i,
+    // prepared-statements.ts sends them while DB_PREPARED_STATEMENTS allows, and turns them
+    // off at the first one a pooler lost; nothing else may name a statement.
+    rule: "named prepared statements (outside prepared-statements.ts)",
+    pattern: /\bprepare\s+[a-z_]+\s+(as|\()|\bname(:\s*["'`a-z_][^,]*)?,\s*text\b/i,
+    except: "store/prepared-statements.ts",
   },
   {
     rule: "temporary tables outside a transaction's life",
@@ -35,9 +38,11 @@ describe("no session state across transactions (PgBouncer in transaction mode)",
     expect(files).toContain("store/stores.ts");
   });
 
-  for (const { rule, pattern } of SESSION_STATE) {
+  for (const { rule, pattern, except } of SESSION_STATE) {
     it(`no ${rule}`, () => {
-      const offenders = files.filter((f) => pattern.test(readFileSync(join(SRC, f), "utf8")));
+      const offenders = files.filter(
+        (f) => f !== except && pattern.test(readFileSync(join(SRC, f), "utf8")),
+      );
       expect(offenders).toEqual([]);
     });
   }
@@ -50,6 +55,7 @@ describe("no session state across transactions (PgBouncer in transaction mode)",
       "select set_config('work_mem', '64MB', false)",
       "create temp table t (x int)",
       'client.query({ name: "insert-report", text: "insert into reports" })',
+      "super.query({ name, text, values })",
     ];
     for (const sample of samples) {
       expect(

@@ -43,6 +43,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   ownership?.accept((request) => runCommand(request, io, system, runHere));
   let draining = false;
   const app = await system.http({ level: config.logLevel, stream: io.stderr }, () => draining);
+  warnWhenPreparedStatementsLost(system, app.log);
   const host = options.host ?? config.listen.host;
   let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
   try {
@@ -84,6 +85,16 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   announce(io, base, config.webhooks.allowInsecure, options.demo === true);
   announceMetrics(io, metricsServer, base, config.metrics.token !== undefined);
   await stopped;
+}
+
+/** README "PgBouncer": the one warning an operator behind an older transaction pooler sees. */
+function warnWhenPreparedStatementsLost(system: System, log: FastifyBaseLogger) {
+  system.database.preparedStatements.onLost((err) =>
+    log.warn(
+      { err },
+      "named prepared statements lost (a transaction pooler such as PgBouncer before 1.21?): statements go unnamed from now on; DB_PREPARED_STATEMENTS=false avoids the first failure",
+    ),
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ import type { DatabaseConfig } from "../config.js";
 import { prepareDataDir } from "./data-dir.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import { PoolMeter, type PoolStats } from "./pool-meter.js";
+import { type PreparedStatements, preparingClient } from "./prepared-statements.js";
 import type { Tables } from "./tables.js";
 
 export type Database = {
@@ -14,6 +15,8 @@ export type Database = {
   kind: "postgres" | "pglite";
   /** The connection pool's figures now (GET /metrics). */
   poolStats(): PoolStats;
+  /** Whether the hot statements go by name (DB_PREPARED_STATEMENTS); never on PGlite. */
+  preparedStatements: PreparedStatements;
   close(): Promise<void>;
 };
 
@@ -66,6 +69,7 @@ async function openPGlite(dataDir: string | undefined, settings: string[]): Prom
     db,
     kind: "pglite",
     poolStats: () => dialect.stats(),
+    preparedStatements: { inUse: () => false, onLost: () => {} },
     async close() {
       await db.destroy();
       await pglite.close();
@@ -76,9 +80,9 @@ async function openPGlite(dataDir: string | undefined, settings: string[]): Prom
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
 ): Promise<Database> {
-  const { db, poolStats } = postgresKysely(config.url, config);
+  const { db, poolStats, preparedStatements } = postgresKysely(config.url, config);
   if (config.readReplica === undefined) {
-    return { db, kind: "postgres", poolStats, close: () => db.destroy() };
+    return { db, kind: "postgres", poolStats, preparedStatements, close: () => db.destroy() };
   }
   const replica = postgresKysely(config.readReplica.url, config).db;
   return {
@@ -86,6 +90,7 @@ async function openPostgres(
     replica,
     kind: "postgres",
     poolStats,
+    preparedStatements,
     close: async () => {
       await Promise.all([db.destroy(), replica.destroy()]);
     },
@@ -95,13 +100,14 @@ async function openPostgres(
 function postgresKysely(
   url: string,
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
-): { db: Kysely<Tables>; poolStats: () => PoolStats } {
+): { db: Kysely<Tables>; poolStats: () => PoolStats; preparedStatements: PreparedStatements } {
   const types = {
     getTypeParser: ((oid: number, format?: string) => {
       const parse = parsers[oid as keyof typeof parsers];
       return parse ?? pg.types.getTypeParser(oid, format as "text");
     }) as typeof pg.types.getTypeParser,
   };
+  const preparing = preparingClient(config.preparedStatements ?? true);
   // The timeouts go as startup parameters: behind PgBouncer (which does not pass them on) the
   // role's own settings apply instead (README "PgBouncer").
   const poolOptions = {
@@ -113,6 +119,7 @@ function postgresKysely(
     idle_in_transaction_session_timeout: config.statementTimeoutMs,
     keepAlive: true,
     types,
+    Client: preparing.Client,
   };
   const pool = new pg.Pool(poolOptions);
   // An idle client whose server went away emits 'error'; without a listener that would end
@@ -126,7 +133,11 @@ function postgresKysely(
     client.on("error", () => {});
   });
   const poolStats = meterConnections(pool, config.poolSize);
-  return { db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), poolStats };
+  return {
+    db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }),
+    poolStats,
+    preparedStatements: preparing.statements,
+  };
 }
 
 /** Times every `pool.connect()` (Kysely's only way in) and reads the pool's own counts. */

@@ -9,6 +9,7 @@ import {
 } from "../domain/report.js";
 import { monthCountDeltaSql } from "./month-counts.js";
 import { float8ArrayOf, textArrayOf } from "./pg-arrays.js";
+import { prepared } from "./prepared-statements.js";
 import { exceedsPublicDepthSql } from "./quality-sql.js";
 import * as completing from "./report-upsert-completion.js";
 import { withTransientRetry } from "./retry.js";
@@ -197,9 +198,8 @@ function inputArrays(reports: Report[]): (string | Buffer)[] {
   );
 }
 
-// $1 organization, $2 schema version, $3 reference-data version, $4 submission id,
-// $5 API key id, $6 time received, $7 Idempotency-Key, $8 PUBLIC_DEPTH_TOLERANCE, then one
-// array per input column.
+// $1 organization, $2 schema version, $3 reference-data version, $4 submission id, $5 API key
+// id, $6 time received, $7 Idempotency-Key, $8 PUBLIC_DEPTH_TOLERANCE, then an array a column.
 const FIXED_PARAMETERS = 8;
 const unnestInput = `unnest(${inputColumns
   .map((c, i) => `$${FIXED_PARAMETERS + 1 + i}::${c.type}[]`)
@@ -245,6 +245,6 @@ ${monthCountDeltaSql}
   select (count(*) filter (where created))::int as created, count(*)::int as total,
     (select version from guard) = $3::bigint as current${completion?.result ?? ""}
   from upserted`;
-const UPSERT_SQL = upsertSql();
+const UPSERT_SQL = prepared(upsertSql());
 const COMPLETION = completing.completionSql(FIXED_PARAMETERS + inputColumns.length);
-const COMPLETING_UPSERT_SQL = upsertSql(COMPLETION);
+const COMPLETING_UPSERT_SQL = prepared(upsertSql(COMPLETION));

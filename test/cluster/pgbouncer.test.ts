@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { loadFixture } from "../../src/services/fixtures.js";
@@ -55,6 +56,59 @@ describe("PgBouncer in transaction mode", () => {
       expect(listed.json().totalCount).toBe(16);
       // Its pass takes a transaction-level advisory lock: no session lock to leak.
       await expect(system.webhookEventProducer.runOnce()).resolves.toBeGreaterThanOrEqual(0);
+    } finally {
+      await app.close();
+      await system.close();
+    }
+  });
+
+  it("a named statement PgBouncer's next server connection lacks: the batch runs again unnamed", async () => {
+    await cluster.admin("create database tr_named");
+    const system = await createSystem(
+      loadConfig({
+        DATABASE_URL: cluster.pgbouncerUrl("tr_named"),
+        DATABASE_MIGRATION_URL: cluster.primaryUrl("tr_named"),
+        DB_POOL_SIZE: "1",
+        REFERENCE_DATA_CHECK_MS: "0",
+        LOG_LEVEL: "silent",
+      }),
+    );
+    const lost: unknown[] = [];
+    system.database.preparedStatements.onLost((error) =>
+      lost.push((error as { code?: unknown }).code),
+    );
+    const app = await system.http(false);
+    try {
+      await loadFixture(system.stores, baseFixture(), new Date());
+      const post = (records: unknown[]) =>
+        app.inject({
+          method: "POST",
+          url: "/api/v2/report",
+          headers: { authorization: KEYS.acme, "content-type": "application/json" },
+          payload: JSON.stringify({ data: records }),
+        });
+      const records = v2Records(3);
+      expect((await post(records.slice(0, 2))).json()).toEqual({
+        createdCount: 2,
+        updatedCount: 0,
+      });
+      expect(system.database.preparedStatements.inUse()).toBe(true);
+      // Another client of the same pool empties the server connection's statements: whichever
+      // server connection the service's next transaction gets, it lacks the name.
+      const other = new pg.Client({ connectionString: cluster.pgbouncerUrl("tr_named") });
+      await other.connect();
+      await other.query("deallocate all");
+      await other.end();
+      const second = await post(records);
+      expect(second.statusCode, second.body).toBe(201);
+      expect(second.json()).toEqual({ createdCount: 1, updatedCount: 2 });
+      expect(lost).toEqual(["26000"]);
+      expect(system.database.preparedStatements.inUse()).toBe(false);
+      const listed = await app.inject({
+        url: "/api/v1/reports",
+        headers: { authorization: KEYS.acme },
+      });
+      expect(listed.json().totalCount).toBe(3);
     } finally {
       await app.close();
       await system.close();

@@ -6,7 +6,7 @@ import { loadFixture } from "../../src/services/fixtures.js";
 import { createServices, type Services } from "../../src/services/index.js";
 import type { ReadRouting } from "../../src/store/read-router.js";
 import { checkAnswersOf } from "./conformance.js";
-import { freshDatabase, type TestDatabase } from "./database.js";
+import { freshDatabase, type TestDatabase, type TestPool } from "./database.js";
 import { baseFixture } from "./fixture.js";
 
 export type TestApp = {
@@ -26,9 +26,11 @@ export async function startTestApp(
     now?: () => Date;
     /** Where reads go (the read-replica routing); default: the one database. */
     reads?: (database: TestDatabase) => ReadRouting;
+    /** The database's connection pool (PostgreSQL only). */
+    pool?: TestPool;
   } = {},
 ): Promise<TestApp> {
-  const database = await freshDatabase();
+  const database = await freshDatabase({ pool: options.pool });
   await loadFixture(database.stores, options.fixture ?? baseFixture(), new Date());
   const config = loadConfig({ REFERENCE_DATA_CHECK_MS: "0", ...options.env });
   const services = createServices(database.stores, {

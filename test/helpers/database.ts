@@ -13,7 +13,12 @@ export const onPostgres = process.env.TEST_DATABASE_URL !== undefined;
 
 export type TestDatabase = Database & { config: DatabaseConfig; stores: Stores };
 
-export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+/** On PostgreSQL: the pool's size and DB_PREPARED_STATEMENTS (defaults 10, on). */
+export type TestPool = { size?: number; preparedStatements?: boolean };
+
+export async function freshDatabase(
+  options: { migrated?: boolean; pool?: TestPool } = {},
+): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl === undefined) {
@@ -29,9 +34,10 @@ export async function freshDatabase(options: { migrated?: boolean } = {}): Promi
   const config: DatabaseConfig = {
     kind: "postgres",
     url: url.toString(),
-    poolSize: 10,
+    poolSize: options.pool?.size ?? 10,
     statementTimeoutMs: 30_000,
     connectTimeoutMs: 5_000,
+    preparedStatements: options.pool?.preparedStatements ?? true,
   };
   const database = await openDatabase(config);
   if (migrated) await migrate(database.db);
