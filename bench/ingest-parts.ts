@@ -1,7 +1,8 @@
 /**
  * `npm run bench:ingest-parts [-- ROUNDS]`: where the store statement's database time goes
  * (issue 19 goal 1). Batches of 300 new keys go through the service's own upsert (4 clients)
- * as it is, with one part taken out at a time (the version rows, the month-count delta, the
+ * as it is (prepared once per connection, as the service sends it, and unnamed, parsed and
+ * planned for every batch, as with DB_PREPARED_STATEMENTS=false), with one part taken out at a time (the version rows, the month-count delta, the
  * public-depth lookup, all three), with the schema changes the issue suggests measuring
  * (history as one row per batch, an integer organization key in the indexes, version ids
  * without a b-tree, no listing indexes), two other storage designs (monthly partitions, the
@@ -15,8 +16,9 @@
  * The parts are removed by rewriting the statement's text: a rewrite that no longer matches
  * it fails the run instead of measuring the whole.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
+import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { METRICS, type Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
@@ -39,6 +41,8 @@ type Rewrite = [
   replacement: string | ((match: string, ...groups: string[]) => string),
 ];
 type Variant = {
+  /** The statement sent unnamed, parsed and planned for every batch (the others are prepared). */
+  unnamed?: true;
   /** Rewrites of the service's upsert statement; each must match it. */
   rewrites?: Rewrite[];
   /** Statements run on this variant's own fresh database after the migrations. */
@@ -214,6 +218,7 @@ const leanestKept: Variant = {
 
 const variants: Record<string, Variant> = {
   "service statement": {},
+  "service statement, unnamed": { unnamed: true },
   "no version rows": { rewrites: [noVersions] },
   "no month-count delta": { rewrites: [noMonthCounts] },
   "no public-depth lookup": { rewrites: [noPublicDepth] },
@@ -235,6 +240,23 @@ const variants: Record<string, Variant> = {
   },
   "plain-table unnest": { plain: true },
 };
+
+/**
+ * While set, the pg driver sends the upsert, rewritten or not, as a named statement, as the
+ * service does its own (prepared-statements.ts; the databases here are opened without it, so
+ * that the rewritten texts are named alike). The plain-table statement stays unnamed, as in
+ * `npm run bench`.
+ */
+let preparing = false;
+const unnamedQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const [text, values] = args;
+  if (preparing && typeof text === "string" && text.includes("insert into reports")) {
+    const name = `bench_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    return unnamedQuery.call(this, { name, text, values });
+  }
+  return unnamedQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
 
 function rewriting(db: Kysely<Tables>, rewrites: Rewrite[]): Kysely<Tables> {
   const rewrite = (text: string) =>
@@ -259,7 +281,9 @@ const opened: { name: string; database: Database }[] = [];
 async function freshDatabase(schema: string[] = []): Promise<{ name: string; db: Kysely<Tables> }> {
   const name = `tr_bench_parts_${randomUUID().slice(0, 8)}`;
   await adminQuery(`create database ${name}`);
-  const database = await openDatabase(loadConfig({ DATABASE_URL: databaseUrl(name) }).database);
+  const database = await openDatabase(
+    loadConfig({ DATABASE_URL: databaseUrl(name), DB_PREPARED_STATEMENTS: "false" }).database,
+  );
   opened.push({ name, database });
   await migrate(database.db);
   await loadFixture(createStores(database.db), benchFixture(), new Date());
@@ -277,7 +301,19 @@ try {
       name,
       variant.plain
         ? (batches) => plainUnnestUpsert(db, INGEST_ORG, batches, 4)
-        : (batches) => storeUpsert(rewriting(db, variant.rewrites ?? []), INGEST_ORG, batches, 4),
+        : async (batches) => {
+            preparing = variant.unnamed !== true;
+            try {
+              return await storeUpsert(
+                rewriting(db, variant.rewrites ?? []),
+                INGEST_ORG,
+                batches,
+                4,
+              );
+            } finally {
+              preparing = false;
+            }
+          },
     ]);
   }
   const rates: Record<string, number[]> = {};
