@@ -16,17 +16,23 @@ beforeAll(async () => {
 });
 afterAll(async () => cluster?.stop());
 
+/** A new database, served through PgBouncer and migrated over a direct connection. */
+async function systemThroughPgBouncer(database: string, env: Record<string, string> = {}) {
+  await cluster.admin(`create database ${database}`);
+  return createSystem(
+    loadConfig({
+      DATABASE_URL: cluster.pgbouncerUrl(database),
+      DATABASE_MIGRATION_URL: cluster.primaryUrl(database),
+      REFERENCE_DATA_CHECK_MS: "0",
+      LOG_LEVEL: "silent",
+      ...env,
+    }),
+  );
+}
+
 describe("PgBouncer in transaction mode", () => {
   it("serves submissions, Idempotency-Key replays, listings and the event producer; migrates directly", async () => {
-    await cluster.admin("create database tr");
-    const system = await createSystem(
-      loadConfig({
-        DATABASE_URL: cluster.pgbouncerUrl("tr"),
-        DATABASE_MIGRATION_URL: cluster.primaryUrl("tr"),
-        REFERENCE_DATA_CHECK_MS: "0",
-        LOG_LEVEL: "silent",
-      }),
-    );
+    const system = await systemThroughPgBouncer("tr");
     const app = await system.http(false);
     try {
       expect(system.applied).toContain("017_read_replica.sql");
@@ -63,16 +69,7 @@ describe("PgBouncer in transaction mode", () => {
   });
 
   it("a named statement PgBouncer's next server connection lacks: the batch runs again unnamed", async () => {
-    await cluster.admin("create database tr_named");
-    const system = await createSystem(
-      loadConfig({
-        DATABASE_URL: cluster.pgbouncerUrl("tr_named"),
-        DATABASE_MIGRATION_URL: cluster.primaryUrl("tr_named"),
-        DB_POOL_SIZE: "1",
-        REFERENCE_DATA_CHECK_MS: "0",
-        LOG_LEVEL: "silent",
-      }),
-    );
+    const system = await systemThroughPgBouncer("tr_named", { DB_POOL_SIZE: "1" });
     const lost: unknown[] = [];
     system.database.preparedStatements.onLost((error) =>
       lost.push((error as { code?: unknown }).code),
