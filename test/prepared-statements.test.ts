@@ -17,14 +17,18 @@ afterEach(async () => {
   t = undefined;
 });
 
-/** The named statements of the pool's one connection (pg_prepared_statements is per session). */
-async function namedUpserts(app: TestApp): Promise<number> {
-  const result = await sql<{ n: number }>`
-    select count(*)::int as n from pg_prepared_statements
+type Named = { name: string; keyed: boolean; generic_plans: number; custom_plans: number };
+
+/** The named upserts of the pool's one connection (pg_prepared_statements is per session). */
+async function namedUpserts(app: TestApp): Promise<Named[]> {
+  const result = await sql<Named>`
+    select name, statement like '%idempotency_keys%' as keyed, generic_plans::int,
+      custom_plans::int
+    from pg_prepared_statements
     where name like 'tr\\_%' and statement like '%insert into reports as r%'`.execute(
     app.database.db,
   );
-  return result.rows[0]?.n ?? -1;
+  return result.rows;
 }
 
 function lostCodes(app: TestApp): string[] {
@@ -36,20 +40,24 @@ function lostCodes(app: TestApp): string[] {
 }
 
 describe.runIf(onPostgres)("the batch upsert as a named prepared statement", () => {
-  it("is prepared once per connection and reused by later batches", async () => {
+  it("is prepared once per connection and reused; full batches run its generic plan", async () => {
     t = await startTestApp({ pool: { size: 1 } });
     expect(t.database.preparedStatements.inUse()).toBe(true);
-    await submitOk(t, 2, v2Records(3));
-    await submitOk(t, 2, v2Records(5));
-    expect(await namedUpserts(t)).toBe(1);
-    expect(await rowCounts(t)).toEqual({ reports: 5, versions: 8 });
+    for (let n = 1; n <= 8; n++) await submitOk(t, 2, v2Records(300));
+    const [named, ...more] = await namedUpserts(t);
+    expect(more).toEqual([]);
+    // A plan for each of the first five runs; then, for batches this size, the generic plan
+    // PostgreSQL keeps (a plan made for the run's own arrays would cost more than it).
+    expect(named).toMatchObject({ keyed: false, custom_plans: 5, generic_plans: 3 });
+    expect(await rowCounts(t)).toEqual({ reports: 300, versions: 2400 });
   });
 
   it("with an Idempotency-Key, its completing upsert is prepared too", async () => {
     t = await startTestApp({ pool: { size: 1 } });
     await submitOk(t, 2, v2Records(2), { "idempotency-key": "prepared-1" });
     await submitOk(t, 2, v2Records(3), { "idempotency-key": "prepared-2" });
-    expect(await namedUpserts(t)).toBe(1);
+    const named = await namedUpserts(t);
+    expect(named.map((n) => n.keyed)).toEqual([true]);
     expect(await rowCounts(t)).toEqual({ reports: 3, versions: 5 });
   });
 
@@ -58,7 +66,7 @@ describe.runIf(onPostgres)("the batch upsert as a named prepared statement", () 
     expect(t.database.preparedStatements.inUse()).toBe(false);
     await submitOk(t, 2, v2Records(3));
     await submitOk(t, 2, v2Records(3));
-    expect(await namedUpserts(t)).toBe(0);
+    expect(await namedUpserts(t)).toEqual([]);
   });
 
   it("a statement the connection lost is run again unnamed: every record stored once", async () => {
@@ -78,9 +86,24 @@ describe.runIf(onPostgres)("the batch upsert as a named prepared statement", () 
     expect(await rowCounts(t)).toEqual({ reports: 3, versions: 5 });
     // Later batches go unnamed, and the keyed path too.
     await submitOk(t, 2, [v2Record({ date: "2025-06-02" })], { "idempotency-key": "after-loss" });
-    expect(await namedUpserts(t)).toBe(0);
+    expect(await namedUpserts(t)).toEqual([]);
     expect(await rowCounts(t)).toEqual({ reports: 4, versions: 6 });
     expect(codes).toHaveLength(1);
+  });
+
+  it("a name the server connection already holds (another client of a pooler's): run unnamed", async () => {
+    t = await startTestApp({ pool: { size: 1 } });
+    await submitOk(t, 2, v2Records(1));
+    const [named] = await namedUpserts(t);
+    await t.close();
+    // A new pool, whose connection another client has already given the statement's name.
+    t = await startTestApp({ pool: { size: 1 } });
+    const codes = lostCodes(t);
+    await sql`${sql.raw(`prepare ${named?.name} as select 1`)}`.execute(t.database.db);
+    expect(await submitOk(t, 2, v2Records(2))).toEqual({ createdCount: 2, updatedCount: 0 });
+    expect(codes).toEqual(["42P05"]);
+    expect(t.database.preparedStatements.inUse()).toBe(false);
+    expect(await rowCounts(t)).toEqual({ reports: 2, versions: 2 });
   });
 
   it("lost inside a transaction, the whole transaction runs again", async () => {

@@ -11,8 +11,9 @@ const RETRIES = 3;
 
 /**
  * Runs `work` again when PostgreSQL aborted it for a conflict with a concurrent transaction
- * (or refused a named statement a pooler lost, prepared-statements.ts), a bounded number of times with a short random back-off, so that such conflicts never reach
- * a client. Other errors pass through at once.
+ * (or refused a named statement a pooler lost, prepared-statements.ts), a bounded number of
+ * times with a short random back-off, so that such conflicts never reach a client. Other
+ * errors pass through at once.
  */
 export async function withTransientRetry<T>(work: () => Promise<T>): Promise<T> {
   const { outcome } = await retrying(() => settled(work), {

@@ -90,8 +90,9 @@ describe("PgBouncer in transaction mode", () => {
         updatedCount: 0,
       });
       expect(system.database.preparedStatements.inUse()).toBe(true);
-      // Another client of the same pool empties the server connection's statements: whichever
-      // server connection the service's next transaction gets, it lacks the name.
+      // This pool has one server connection (one client connection, one statement at a
+      // time). PgBouncer hands that idle connection to another client, which empties it of
+      // statements: the service's next transaction runs there and finds the name gone.
       const other = new pg.Client({ connectionString: cluster.pgbouncerUrl("tr_named") });
       await other.connect();
       await other.query("deallocate all");
