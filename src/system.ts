@@ -214,6 +214,7 @@ function metricsOf(
     poolStats: database.poolStats,
     referenceFreshness: stores.operator.referenceFreshness,
     monthCountDeltasPending: stores.monthCounts.pending,
+    preparedStatementsInUse: database.preparedStatements.inUse,
     replicaLagSeconds,
   });
 }

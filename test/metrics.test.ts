@@ -163,6 +163,8 @@ describe("GET /metrics counts a known workload exactly", () => {
     expect(samples.get("trading_reports_db_pool_wait_seconds_total")).toBeGreaterThanOrEqual(0);
     expect(samples.get('trading_reports_db_pool_connections{state="active"}')).toBe(0);
     expect(samples.get("trading_reports_db_pool_waiting_clients")).toBe(0);
+    // Named on PostgreSQL (DB_PREPARED_STATEMENTS defaults on), never on PGlite.
+    expect(samples.get("trading_reports_db_prepared_statements")).toBe(onPostgres ? 1 : 0);
     expect(samples.get("trading_reports_reference_data_version")).toBeGreaterThan(0);
     expect(samples.get("trading_reports_reference_data_age_seconds")).toBeGreaterThanOrEqual(0);
     expect(samples.get("trading_reports_market_data_last_sync_timestamp_seconds")).toBeNaN();

@@ -16,6 +16,8 @@ export type MetricsSources = {
   replicaLagSeconds?: () => Promise<number | undefined> | number | undefined;
   /** Stored batches whose month counts serve has not folded in yet (a few, unless it stalls). */
   monthCountDeltasPending?: () => Promise<number>;
+  /** Whether the batch upsert goes as a named prepared statement now (DB_PREPARED_STATEMENTS). */
+  preparedStatementsInUse?: () => boolean;
   now?: () => Date;
 };
 
@@ -31,6 +33,17 @@ export function registerSampledMetrics(registry: Registry, sources: MetricsSourc
       registers: [registry],
       async collect() {
         this.set(await pending().catch(() => Number.NaN));
+      },
+    });
+  }
+  const inUse = sources.preparedStatementsInUse;
+  if (inUse !== undefined) {
+    new Gauge({
+      name: "trading_reports_db_prepared_statements",
+      help: "1 while the batch upsert goes as a named prepared statement; 0 when off or fallen back after a pooler lost one",
+      registers: [registry],
+      collect() {
+        this.set(inUse() ? 1 : 0);
       },
     });
   }
