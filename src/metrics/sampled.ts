@@ -25,37 +25,49 @@ export type MetricsSources = {
 export function registerSampledMetrics(registry: Registry, sources: MetricsSources): void {
   registerPoolMetrics(registry, sources.poolStats);
   registerReferenceMetrics(registry, sources);
-  const pending = sources.monthCountDeltasPending;
+  const { monthCountDeltasPending: pending, preparedStatementsInUse: inUse } = sources;
   if (pending !== undefined) {
-    new Gauge({
-      name: "trading_reports_month_count_deltas_pending",
-      help: "Stored batches whose month counts are not yet folded into the listing's counts (NaN: the database did not answer)",
-      registers: [registry],
-      async collect() {
-        this.set(await pending().catch(() => Number.NaN));
-      },
-    });
+    sampledGauge(
+      registry,
+      "trading_reports_month_count_deltas_pending",
+      "Stored batches whose month counts are not yet folded into the listing's counts (NaN: the database did not answer)",
+      pending,
+    );
   }
-  const inUse = sources.preparedStatementsInUse;
   if (inUse !== undefined) {
-    new Gauge({
-      name: "trading_reports_db_prepared_statements",
-      help: "1 while the batch upsert goes as a named prepared statement; 0 when off or fallen back after a pooler lost one",
-      registers: [registry],
-      collect() {
-        this.set(inUse() ? 1 : 0);
-      },
-    });
+    sampledGauge(
+      registry,
+      "trading_reports_db_prepared_statements",
+      "1 while the batch upsert goes as a named prepared statement; 0 when off or fallen back after a pooler lost one",
+      () => (inUse() ? 1 : 0),
+    );
   }
   const lag = sources.replicaLagSeconds;
   if (lag === undefined) return;
+  sampledGauge(
+    registry,
+    "trading_reports_replica_lag_seconds",
+    "How far the read replica is behind the primary (NaN: unknown; absent: no replica)",
+    lag,
+  );
+}
+
+/** A gauge set from `read` at each scrape: NaN when it fails or does not know. */
+function sampledGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Promise<number | undefined> | number | undefined,
+): void {
   new Gauge({
-    name: "trading_reports_replica_lag_seconds",
-    help: "How far the read replica is behind the primary (NaN: unknown; absent: no replica)",
+    name,
+    help,
     registers: [registry],
     async collect() {
-      const seconds = await Promise.resolve(lag()).catch(() => undefined);
-      this.set(seconds ?? Number.NaN);
+      const value = await Promise.resolve()
+        .then(read)
+        .catch(() => undefined);
+      this.set(value ?? Number.NaN);
     },
   });
 }
