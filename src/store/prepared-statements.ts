@@ -4,10 +4,10 @@ import pg from "pg";
 /**
  * Statements sent as named prepared statements: parsed once per connection instead of once per
  * call; from the sixth call on, PostgreSQL runs the generic plan it keeps whenever a plan made
- * for the call's own arrays would not cost less (for full batches it would not). The batch upsert is a statement of several
- * kilobytes with seven data-modifying parts; parsing and planning it for every batch of 300
- * cost PostgreSQL 4.1 µs per record, 13 % of what storing the record costs
- * (`npm run bench:ingest-parts`).
+ * for the call's own arrays would not cost less (for full batches it would not). The batch
+ * upsert is a statement of several kilobytes with seven data-modifying parts; parsing and
+ * planning it for every batch of 300 cost PostgreSQL 4.1 µs per record, 13 % of what storing
+ * the record costs (`npm run bench:ingest-parts`).
  *
  * A name is derived from the text, so every connection that holds a name holds the same
  * statement. Behind a transaction pooler (PgBouncer before 1.21, or without
