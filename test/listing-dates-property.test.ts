@@ -9,7 +9,10 @@ const STORED = ["2000-01-01", "2000-01-31", "2019-12-31", "2024-02-29", "2025-03
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: "1000000" } });
+  // Lifted so that a long hunt (FUZZ_RUNS) is not cut short by the rate limits.
+  t = await startTestApp({
+    env: { RATE_LIMIT_PER_MINUTE: "1000000", RATE_LIMIT_PER_ADDRESS_PER_MINUTE: "1000000" },
+  });
   const response = await t.request({
     method: "POST",
     url: "/api/v2/report",
