@@ -73,6 +73,9 @@ export const environmentSchema = z.object({
   DB_POOL_SIZE: positiveInt(10),
   DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
   DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
+  // Connections one scorecard request may use at once (README "Configuration"), at most half
+  // the pool: as many as the database server has cores to give one request.
+  DB_QUERY_PARALLELISM: positiveInt(2),
   // README "PgBouncer": off for a transaction pooler that cannot keep named statements.
   DB_PREPARED_STATEMENTS: z.enum(["true", "false"]).default("true"),
   // Several nodes (README "Several nodes"): where rate limits count, how long a stopping

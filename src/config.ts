@@ -61,6 +61,8 @@ export type DatabaseConfig =
       migrationUrl?: string;
       /** DB_PREPARED_STATEMENTS: the batch upsert prepared once per connection (default true). */
       preparedStatements?: boolean;
+      /** DB_QUERY_PARALLELISM: connections one scorecard request may use at once (default 2). */
+      queryParallelism?: number;
     }
   | {
       kind: "pglite";
@@ -173,6 +175,7 @@ function databaseConfig(e: Environment): DatabaseConfig {
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
     preparedStatements: e.DB_PREPARED_STATEMENTS !== "false",
+    queryParallelism: e.DB_QUERY_PARALLELISM,
     ...(e.DATABASE_READ_URL === undefined
       ? {}
       : { readReplica: { url: e.DATABASE_READ_URL, maxLagMs: e.READ_REPLICA_MAX_LAG_MS } }),

@@ -91,8 +91,12 @@ export async function judgedWith(
   return unjudged === 0 ? rows : judgedWith(db, filter, parts, kpiMask | unjudged);
 }
 
-/** Below this many market-days a scope runs whole: the extra round trips cost more. */
-const SPLIT_ABOVE_MARKET_DAYS = 20_000;
+/**
+ * Below this many market-days a scope runs whole: the extra round trips cost more. A project's
+ * default 30 days of 20 market makers (12,000) split in two: 31 -> 24 ms at the median, same
+ * 1 M database (a split of 4,000 gained nothing more).
+ */
+const SPLIT_ABOVE_MARKET_DAYS = 8_000;
 
 const isEmpty = (f: ScorecardFilter) =>
   f.scope.kind === "coins" && f.scope.baseCoinIds.length === 0;
@@ -136,11 +140,8 @@ export function createScorecardStore(
   };
   return {
     /**
-     * One row per obligation market, ordered by organization, coin, exchange, quote, type.
-     * With parallelism above 1 (a pool), the organizations in scope are split into that many
-     * runs of consecutive ids, each scored on a connection of its own at the same time: a
-     * project's year of 20 market makers is 146,400 reports to judge, and one backend does that
-     * on one core. Scopes of fewer market-days than SPLIT_ABOVE_MARKET_DAYS run whole. Each share's rows come back in order, and the shares follow the order too.
+     * One row per obligation market, ordered by organization, coin, exchange, quote, type;
+     * large scopes split over `parallelism` connections (see `scoredRows`).
      */
     async markets(filter: ScorecardFilter): Promise<MarketScorecard[]> {
       return (await scoredRows(filter, { medians: false, shares: true })).map(scorecardOf);
