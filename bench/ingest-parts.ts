@@ -1,17 +1,18 @@
 /**
  * `npm run bench:ingest-parts [-- ROUNDS]`: where the store statement's database time goes
- * (issue 19 goal 1). Batches of 300 new keys go through the service's own upsert (4 clients)
- * as it is (prepared once per connection, as the service sends it, and unnamed, parsed and
- * planned for every batch, as with DB_PREPARED_STATEMENTS=false), with one part taken out at a time (the version rows, the month-count delta, the
- * public-depth lookup, all three), with the schema changes the issue suggests measuring
- * (history as one row per batch, an integer organization key in the indexes, version ids
- * without a b-tree, no listing indexes), two other storage designs (monthly partitions, the
- * metrics in a side table), the leanest schema that still keeps every version, and then the
- * plain-table `unnest` upsert. Each
- * variant with a schema of its own runs on a fresh database of its own, the others on one
- * shared fresh database; the variants interleave round by round, so that a busy machine or a
- * growing table weighs on each alike. Besides records/s, each phase reports the CPU that the
- * PostgreSQL processes spent per record, which swings less than throughput on a shared machine.
+ * (issue 19 goal 1). Batches of 300 new keys go through the service's own upsert (4 clients):
+ * as it is (prepared once per connection, as the service sends it), unnamed (parsed and
+ * planned for every batch, as with DB_PREPARED_STATEMENTS=false), with one part taken out at
+ * a time (the version rows, the month-count delta, the public-depth lookup, all three), with
+ * the schema changes the issue suggests measuring (history as one row per batch, an integer
+ * organization key in the indexes, version ids without a b-tree, no listing indexes), two
+ * other storage designs (monthly partitions, the metrics in a side table), the leanest schema
+ * that still keeps every version, the batches of concurrent requests merged into fewer,
+ * larger statements, and then the plain-table `unnest` upsert. Each variant with a schema of
+ * its own runs on a fresh database of its own, the others on one shared fresh database; the
+ * variants interleave round by round, so that a busy machine or a growing table weighs on
+ * each alike. Besides records/s, each phase reports the CPU that the PostgreSQL processes
+ * spent per record, which swings less than throughput on a shared machine.
  *
  * The parts are removed by rewriting the statement's text: a rewrite that no longer matches
  * it fails the run instead of measuring the whole.
@@ -49,6 +50,11 @@ type Variant = {
   schema?: string[];
   /** The plain-table `unnest` upsert instead of the service's statement. */
   plain?: true;
+  /**
+   * The round's records in batches of this many, from `clients` at once (default 300 and 4):
+   * what the service would send if it merged the batches of concurrent requests.
+   */
+  merged?: { batchSize: number; clients: number };
 };
 
 const VERSIONS_CTE =
@@ -235,6 +241,12 @@ const variants: Record<string, Variant> = {
   "monthly partitions": monthlyPartitions,
   "metrics in a side table": metricsInSideTable,
   "first version in reports + integer organization key": leanestKept,
+  "four requests' batches merged: 1,200 a statement, one at a time": {
+    merged: { batchSize: 1200, clients: 1 },
+  },
+  "two requests' batches merged: 600 a statement, two at a time": {
+    merged: { batchSize: 600, clients: 2 },
+  },
   "no listing indexes": {
     schema: ["drop index reports_base_coin_idx", "drop index reports_exchange_idx"],
   },
@@ -293,12 +305,19 @@ async function freshDatabase(schema: string[] = []): Promise<{ name: string; db:
 
 try {
   const shared = await freshDatabase();
-  const runs: [string, string, (batches: Report[][]) => Promise<{ elapsedMs: number }>][] = [];
+  const runs: [
+    string,
+    string,
+    Variant["merged"],
+    (batches: Report[][]) => Promise<{ elapsedMs: number }>,
+  ][] = [];
   for (const [label, variant] of Object.entries(variants)) {
     const { name, db } = variant.schema ? await freshDatabase(variant.schema) : shared;
+    const clients = variant.merged?.clients ?? 4;
     runs.push([
       label,
       name,
+      variant.merged,
       variant.plain
         ? (batches) => plainUnnestUpsert(db, INGEST_ORG, batches, 4)
         : async (batches) => {
@@ -308,7 +327,7 @@ try {
                 rewriting(db, variant.rewrites ?? []),
                 INGEST_ORG,
                 batches,
-                4,
+                clients,
               );
             } finally {
               preparing = false;
@@ -320,8 +339,11 @@ try {
   const cpu: Record<string, number[]> = {};
   let offset = 10_000_000;
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [label, name, run] of runs) {
-      const batches = Array.from({ length: BATCHES }, (_, b) => asReports(v2Batch(b, 300, offset)));
+    for (const [label, name, merged, run] of runs) {
+      const size = merged?.batchSize ?? 300;
+      const batches = Array.from({ length: (BATCHES * 300) / size }, (_, b) =>
+        asReports(v2Batch(b, size, offset)),
+      );
       offset += 1_000_000;
       // A checkpoint now rather than in the middle of some phase.
       await adminQuery("checkpoint");
@@ -334,7 +356,9 @@ try {
   }
   const plainRates = rates["plain-table unnest"] ?? [];
   const plainCpu = median(cpu["plain-table unnest"] ?? []);
-  console.log(`${BATCHES} batches of 300 new keys a round, 4 clients; PostgreSQL CPU per record:`);
+  console.log(
+    `${BATCHES * 300} new keys a round, in batches of 300 from 4 clients unless named; PostgreSQL CPU per record:`,
+  );
   console.log(
     "| statement | records/s per round | / plain per round | PostgreSQL µs/record (median) | / plain |",
   );
