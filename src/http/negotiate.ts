@@ -4,8 +4,9 @@ const LISTING_TYPES = ["application/json", "text/csv"];
 
 /**
  * True when the client prefers CSV to JSON by its `Accept` header, q-values included
- * (`text/csv;q=0.1, application/json` is JSON). JSON stays the answer without a preference,
- * for an `Accept` that names neither, and on a tie (JSON is listed first).
+ * (`text/csv;q=0.1, application/json` is JSON). On equal q-values the more specific range,
+ * then the one the client lists first, wins (`text/csv, application/json` is CSV). JSON stays
+ * the answer without a preference: no `Accept`, one that names neither, or any type alone.
  */
 export function prefersCsv(accept: string | undefined): boolean {
   if (accept === undefined) return false;
