@@ -177,8 +177,16 @@ describe("a market maker key's listing", () => {
             url: `${request.url}${query ? "&" : "?"}organizationId=globex`,
             headers: { accept },
           });
+          // Repeated or empty, as any unknown parameter would be.
+          const repeated = await t.request({
+            ...request,
+            url: `${request.url}${query ? "&" : "?"}organizationId=globex&organizationId=&organizationId=x`,
+            headers: { accept },
+          });
           expect(actual.body).toBe(expected.body);
           expect(filtered.body).toBe(expected.body);
+          expect(repeated.statusCode).toBe(200);
+          expect(repeated.body).toBe(expected.body);
         }
       }
       const acme = await listPage(t, KEYS.acme);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { readScope } from "../../domain/caller.js";
@@ -132,27 +132,40 @@ export function reportRoutes(services: Services) {
         },
       );
     }
-    app.get("/api/v1/reports", { schema: listSchema }, async (request, reply) => {
-      if (!prefersCsv(request.headers.accept)) {
-        const page = await services.listReportsJson(request.caller, request.query);
-        return reply.type("application/json; charset=utf-8").send(page);
-      }
-      const chunks = services.exportReports(request.caller, request.query);
-      // The first chunk is read before answering, so that a failure still gets a proper status.
-      const first = await services.guard(() => chunks.next());
-      return reply
-        .header("content-type", "text/csv; charset=utf-8")
-        .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(
-          reportCsvStream(
-            first,
-            chunks,
-            readScope(request.caller).kind !== "organization",
-            request.query.include === "quality",
-          ),
-        );
-    });
+    app.get(
+      "/api/v1/reports",
+      { schema: listSchema, preValidation: ignoreMarketMakersOrganizationId },
+      async (request, reply) => {
+        if (!prefersCsv(request.headers.accept)) {
+          const page = await services.listReportsJson(request.caller, request.query);
+          return reply.type("application/json; charset=utf-8").send(page);
+        }
+        const chunks = services.exportReports(request.caller, request.query);
+        // The first chunk is read before answering, so that a failure still gets a proper status.
+        const first = await services.guard(() => chunks.next());
+        return reply
+          .header("content-type", "text/csv; charset=utf-8")
+          .header("content-disposition", 'attachment; filename="reports.csv"')
+          .send(
+            reportCsvStream(
+              first,
+              chunks,
+              readScope(request.caller).kind !== "organization",
+              request.query.include === "quality",
+            ),
+          );
+      },
+    );
   };
+}
+
+/**
+ * A market maker's key ignores `organizationId` as it ignores any unknown parameter (its
+ * listing must not change): dropped before validation, so that a repeated one is no 400.
+ */
+async function ignoreMarketMakersOrganizationId(request: FastifyRequest): Promise<void> {
+  if (readScope(request.caller).kind === "organization")
+    Reflect.deleteProperty(request.query as object, "organizationId");
 }
 
 /** `x-dry-run`: true or false in any case, or absent; anything else must not persist silently. */
