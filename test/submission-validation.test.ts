@@ -92,6 +92,9 @@ function identityCases(version: Version): Case[] {
     c("quoteCoinSymbol", "US\u0000D", "String must not contain NUL characters"),
     c("quoteCoinSymbol", "US\ud800D", "String must be well-formed Unicode (no lone surrogates)"),
     c("baseCoinId", "\udfffx", "String must be well-formed Unicode (no lone surrogates)"),
+    c("quoteCoinSymbol", "U".repeat(201), "String must contain at most 200 character(s)"),
+    // Stored upper-cased: 150 x ß is stored as 300 x S, which could not be submitted again.
+    c("quoteCoinSymbol", "\u00df".repeat(150), "String must contain at most 200 character(s)"),
   ];
 }
 
@@ -137,5 +140,20 @@ describe("each field and rule of a record", () => {
       { path: "data.1", message: "Expected object, received number" },
       { path: "data.2", message: "Expected object, received null" },
     ]);
+  });
+});
+
+describe("a quote symbol's length, as stored", () => {
+  it("takes 200 characters once upper-cased, and stores them upper-cased", async () => {
+    const symbol = `${"\u00df".repeat(99)}x`; // 199 characters upper-cased
+    const record = { ...v2Record(), quoteCoinId: undefined, quoteCoinSymbol: symbol };
+    const response = await submit(t, 2, JSON.stringify({ data: [record] }));
+    expect(response.statusCode).toBe(201);
+    const stored = await t.database.db
+      .selectFrom("reports")
+      .select(["quote_key", "quote_coin_symbol"])
+      .where("quote_key", "=", symbol.toUpperCase())
+      .executeTakeFirstOrThrow();
+    expect(stored.quote_coin_symbol).toBe(`${"SS".repeat(99)}X`);
   });
 });

@@ -12,6 +12,19 @@ export function dateProblem(date: string, today: string): Problem | undefined {
   return undefined;
 }
 
+/**
+ * A quote symbol is stored upper-cased (it is the record key's quote), and upper-casing
+ * lengthens some letters (`ß` becomes `SS`): the length limit holds for the symbol as stored,
+ * so that every stored report, exported, can be submitted again.
+ */
+export function storedSymbolProblem(symbol: string, maxLength: number): Problem | undefined {
+  if (symbol.length <= maxLength && symbol.toUpperCase().length <= maxLength) return undefined;
+  return {
+    message: `String must contain at most ${maxLength} character(s)`,
+    code: "text_too_long",
+  };
+}
+
 export function knownExchange(ref: ReferenceData, id: string): Exchange | Problem {
   return (
     ref.exchanges.get(id) ?? {

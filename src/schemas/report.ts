@@ -162,7 +162,8 @@ const eligibilityReasonSchema = z
 
 /**
  * A submitted quoteCoinSymbol is stored upper-cased, and upper-casing lengthens a string up to
- * three times (U+0390 becomes three code units).
+ * three times (U+0390 becomes three code units). Submissions now hold the stored symbol to
+ * MAX_ID_LENGTH (storedSymbolProblem); reports stored before that may be longer.
  */
 const MAX_UPPER_CASED_ID_LENGTH = 3 * MAX_ID_LENGTH;
 

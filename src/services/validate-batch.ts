@@ -17,6 +17,7 @@ import {
   knownQuoteCoin,
   MISSING_QUOTE,
   routedExchange,
+  storedSymbolProblem,
 } from "../domain/report-rules.js";
 import { v1InstrumentType } from "../domain/routing.js";
 import { fastParser } from "../schemas/fast-parse.js";
@@ -30,6 +31,7 @@ import {
   v1RecordSchema,
   v2RecordSchema,
 } from "../schemas/report.js";
+import { MAX_ID_LENGTH } from "../schemas/text.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
 
 const bodyShape = {
@@ -178,6 +180,8 @@ function ruleProblems(
   } else if (quoteCoinId == null && quoteCoinSymbol == null) {
     add("quoteCoinId", MISSING_QUOTE);
   }
+  if (typeof quoteCoinSymbol === "string")
+    add("quoteCoinSymbol", storedSymbolProblem(quoteCoinSymbol, MAX_ID_LENGTH));
 
   if (exchange === undefined) return { problems };
   const requested = version === 2 ? value("instrumentType") : v1InstrumentType(exchange);
