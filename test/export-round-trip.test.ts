@@ -24,6 +24,10 @@ const records = [
   }),
   // Exported as '=HYPERLINK (neutralised for spreadsheets); must come back as it was stored.
   v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "=HYPERLINK" }),
+  // Whitespace around a symbol is part of it (and of the record key): quoted in the export,
+  // so that the CLI, which trims unquoted cells, reads it back whole.
+  v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: " =x" }),
+  v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "eur " }),
 ];
 
 beforeAll(async () => {
@@ -58,6 +62,7 @@ describe("export, then submit the exported CSV", () => {
     const csv = readFileSync(file, "utf8");
     expect(csv.split("\r\n")[0]).toContain("instrumentType");
     expect(csv).toContain(",'=HYPERLINK,");
+    expect(csv).toContain(',"EUR ",');
 
     const output = io();
     let summary = "";

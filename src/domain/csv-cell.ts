@@ -5,13 +5,17 @@
  * changed: numbers are written as numbers (a negative one, which the metrics never hold,
  * would stay `-5`, a number to any spreadsheet and no formula), so numeric columns read back
  * unchanged. A neutralised cell begins with `'`, so applying the rule twice changes nothing.
+ * Text with whitespace at either end is quoted, so that a reader which trims cells (the submit
+ * CLI) keeps it: a quote symbol's spaces are part of its record key.
  */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
   let text = String(value);
   if (typeof value === "string" && FORMULA_START.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
+
+const NEEDS_QUOTES = /[",\r\n]|^\s|\s$/;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 
