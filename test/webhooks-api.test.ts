@@ -196,6 +196,26 @@ describe("webhook subscriptions", () => {
       error: "Not Found",
       message: "Delivery not found",
     });
+    // Another endpoint, disabled: this delivery is not its own, which decides before its state.
+    const other = (await create(KEYS.acme, { url: PUBLIC_URL, events: ["*"] })).json();
+    const disable = await t.request({
+      method: "PATCH",
+      url: `/api/v1/webhooks/${other.id}`,
+      key: KEYS.acme,
+      payload: { disabled: true },
+    });
+    expect(disable.statusCode).toBe(200);
+    const notItsOwn = await t.request({
+      method: "POST",
+      url: `/api/v1/webhooks/${other.id}/deliveries/${deliveryId}/retry`,
+      key: KEYS.acme,
+    });
+    expect(notItsOwn.json()).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "Delivery not found",
+    });
+    await t.request({ method: "DELETE", url: `/api/v1/webhooks/${other.id}`, key: KEYS.acme });
   });
 
   it("refuses a bad delivery-log query with 400s naming the parameter", async () => {

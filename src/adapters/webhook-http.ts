@@ -31,7 +31,7 @@ export async function targetProblem(url: string, policy: TargetPolicy): Promise<
   if (addresses instanceof Error) return `Host '${host}' does not resolve`;
   for (const { address } of addresses) {
     const forbidden = forbiddenAddress(address);
-    if (forbidden !== null) return `Host '${host}' resolves to ${forbidden}`;
+    if (forbidden !== null) return `Host '${host}' resolves to a forbidden address: ${forbidden}`;
   }
   return null;
 }

@@ -131,12 +131,13 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
     /** One more attempt of a delivery, now. */
     async retry(organizationId: string, id: string, deliveryId: string) {
       const webhook = await requireWebhook(organizationId, id);
+      const notFound = () => new NotFoundError("Delivery not found");
+      // Which endpoint the delivery belongs to decides before that endpoint's state.
+      if (!UUID.test(deliveryId) || !(await webhooks.hasDelivery(id, deliveryId))) throw notFound();
       if (webhook.disabled)
         throw new ConflictError("Webhook is disabled: enable it (PATCH disabled: false) first");
-      const outcome = UUID.test(deliveryId)
-        ? await webhooks.retry(id, deliveryId, now())
-        : "not_found";
-      if (outcome === "not_found") throw new NotFoundError("Delivery not found");
+      const outcome = await webhooks.retry(id, deliveryId, now());
+      if (outcome === "not_found") throw notFound();
       if (outcome === "in_progress")
         throw new ConflictError("An attempt of this delivery is in progress; retry after it");
     },

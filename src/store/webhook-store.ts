@@ -177,6 +177,17 @@ export function createWebhookStore(db: Kysely<Tables>) {
       };
     },
 
+    /** Whether the endpoint has this delivery. */
+    async hasDelivery(webhookId: string, deliveryId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("webhook_id", "=", webhookId)
+        .where("id", "=", deliveryId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /**
      * Makes a delivery of the endpoint due now (one more attempt): "queued", or "in_progress"
      * while an attempt of it is being made, or "not_found".
