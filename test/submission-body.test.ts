@@ -79,6 +79,19 @@ describe("the shape of the body", () => {
     });
   });
 
+  it("an empty body labelled JSON is malformed JSON too", async () => {
+    for (const version of [1, 2] as const) {
+      const response = await submit(t, version, "", {
+        headers: { "content-type": "application/json", "content-length": "0" },
+      });
+      expect(response.json()).toEqual({
+        statusCode: 400,
+        error: "Bad Request",
+        message: [{ message: "Malformed JSON body" }],
+      });
+    }
+  });
+
   it("a body that is not JSON is refused with 415", async () => {
     const response = await submit(t, 2, "data", { headers: { "content-type": "text/plain" } });
     expect(response.statusCode).toBe(415);

@@ -196,6 +196,21 @@ describe("webhook subscriptions", () => {
       error: "Not Found",
       message: "Delivery not found",
     });
+    // Clients that label every call JSON: an empty body is no body where none is taken.
+    const labelled = { "content-type": "application/json", "content-length": "0" };
+    for (const [method, url, status] of [
+      ["POST", `/api/v1/webhooks/${id}/test`, 202],
+      ["POST", `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, 202],
+    ] as const) {
+      const response = await t.request({
+        method,
+        url,
+        key: KEYS.acme,
+        headers: labelled,
+        payload: "",
+      });
+      expect(response.statusCode).toBe(status);
+    }
     // Another endpoint, disabled: this delivery is not its own, which decides before its state.
     const other = (await create(KEYS.acme, { url: PUBLIC_URL, events: ["*"] })).json();
     const disable = await t.request({
@@ -215,7 +230,14 @@ describe("webhook subscriptions", () => {
       error: "Not Found",
       message: "Delivery not found",
     });
-    await t.request({ method: "DELETE", url: `/api/v1/webhooks/${other.id}`, key: KEYS.acme });
+    const removed = await t.request({
+      method: "DELETE",
+      url: `/api/v1/webhooks/${other.id}`,
+      key: KEYS.acme,
+      headers: labelled,
+      payload: "",
+    });
+    expect(removed.statusCode).toBe(204);
   });
 
   it("refuses a bad delivery-log query with 400s naming the parameter", async () => {

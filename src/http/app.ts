@@ -92,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       counters: options.rateCounters,
     });
     limitExportsPerKey(api, http.maxExportsPerKey);
+    emptyBodiesAreNoBodies(api);
     await api.register(reportRoutes(services));
     await api.register(referenceRoutes(services));
     await api.register(obligationRoutes(services));
@@ -177,4 +178,19 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
       return server;
     },
   };
+}
+
+/**
+ * A route that takes no body (DELETE /api/v1/webhooks/{id}, POST …/test, …/retry) answers an
+ * empty body labelled `application/json` as if none came: many clients send that header on
+ * every call. Routes that take a body still answer an empty one "Malformed JSON body".
+ */
+function emptyBodiesAreNoBodies(api: FastifyInstance): void {
+  api.addHook("onRequest", async (request) => {
+    if (
+      request.headers["content-length"] === "0" &&
+      request.routeOptions.schema?.body === undefined
+    )
+      delete request.headers["content-type"];
+  });
 }
