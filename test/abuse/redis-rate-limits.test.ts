@@ -98,10 +98,15 @@ describe("rate limits shared through Redis", () => {
   });
 
   it("is connected to only once the HTTP API is built: other CLI commands never open it", async () => {
+    // Only Redis clients count (their first bytes are a RESP array, `*`): with other test
+    // files running beside this one, a client of theirs still retrying a closed port that this
+    // listener was given could connect too.
     let connections = 0;
     const listener = createServer((socket) => {
-      connections++;
-      socket.destroy();
+      socket.once("data", (first: Buffer) => {
+        if (first[0] === 0x2a) connections++;
+        socket.destroy();
+      });
     });
     const port = await new Promise<number>((resolve) =>
       listener.listen(0, "127.0.0.1", () => resolve((listener.address() as { port: number }).port)),
@@ -112,6 +117,8 @@ describe("rate limits shared through Redis", () => {
       expect(connections).toBe(0);
       const app = await system.http(false);
       await app.close();
+      for (let waited = 0; connections === 0 && waited < 2_000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(connections).toBeGreaterThan(0);
     } finally {
       await system.close();
