@@ -48,6 +48,15 @@ export function createWebhookStore(db: Kysely<Tables>) {
       .selectAll()
       .where("organization_id", "=", organizationId)
       .where("id", "=", id);
+  const hasDelivery = async (webhookId: string, deliveryId: string): Promise<boolean> => {
+    const row = await db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("webhook_id", "=", webhookId)
+      .where("id", "=", deliveryId)
+      .executeTakeFirst();
+    return row !== undefined;
+  };
 
   return {
     async count(organizationId: string): Promise<number> {
@@ -178,35 +187,22 @@ export function createWebhookStore(db: Kysely<Tables>) {
     },
 
     /** Whether the endpoint has this delivery. */
-    async hasDelivery(webhookId: string, deliveryId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom("webhook_deliveries")
-        .select("id")
-        .where("webhook_id", "=", webhookId)
-        .where("id", "=", deliveryId)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
+    hasDelivery,
 
     /**
      * Makes a delivery of the endpoint due now (one more attempt): "queued", or "in_progress"
      * while an attempt of it is being made, or "not_found".
      */
     async retry(webhookId: string, deliveryId: string, now: Date) {
-      const row = await db
-        .selectFrom("webhook_deliveries")
-        .select("claimed_until")
-        .where("webhook_id", "=", webhookId)
-        .where("id", "=", deliveryId)
-        .executeTakeFirst();
-      if (row === undefined) return "not_found";
       const result = await db
         .updateTable("webhook_deliveries")
         .set({ status: "pending", next_attempt_at: now })
+        .where("webhook_id", "=", webhookId)
         .where("id", "=", deliveryId)
         .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n ? "queued" : "in_progress";
+      if (result.numUpdatedRows > 0n) return "queued";
+      return (await hasDelivery(webhookId, deliveryId)) ? "in_progress" : "not_found";
     },
 
     /** Fails the endpoint's pending deliveries (it was disabled), saying why. */
