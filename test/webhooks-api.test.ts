@@ -240,6 +240,34 @@ describe("webhook subscriptions", () => {
     expect(removed.statusCode).toBe(204);
   });
 
+  it("refuses a retry while an attempt of that delivery is being made (409)", async () => {
+    const { id } = (await create(KEYS.acme, { url: PUBLIC_URL, events: ["*"] })).json();
+    const test = await t.request({
+      method: "POST",
+      url: `/api/v1/webhooks/${id}/test`,
+      key: KEYS.acme,
+    });
+    expect(test.statusCode).toBe(202);
+    const log = await t.request({ url: `/api/v1/webhooks/${id}/deliveries`, key: KEYS.acme });
+    const deliveryId = log.json().items[0].id;
+    await t.database.db
+      .updateTable("webhook_deliveries")
+      .set({ claimed_until: new Date(Date.now() + 3_600_000) })
+      .where("id", "=", deliveryId)
+      .execute();
+    const retry = await t.request({
+      method: "POST",
+      url: `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`,
+      key: KEYS.acme,
+    });
+    expect(retry.json()).toEqual({
+      statusCode: 409,
+      error: "Conflict",
+      message: "An attempt of this delivery is in progress; retry after it",
+    });
+    await t.request({ method: "DELETE", url: `/api/v1/webhooks/${id}`, key: KEYS.acme });
+  });
+
   it("refuses a bad delivery-log query with 400s naming the parameter", async () => {
     const { id } = (await t.request({ url: "/api/v1/webhooks", key: KEYS.acme })).json().items[0];
     for (const [query, path] of [
