@@ -156,4 +156,25 @@ describe("a quote symbol's length, as stored", () => {
       .executeTakeFirstOrThrow();
     expect(stored.quote_coin_symbol).toBe(`${"SS".repeat(99)}X`);
   });
+
+  it("refuses the whole batch, storing nothing, when one symbol is too long as stored", async () => {
+    const before = await t.database.db
+      .selectFrom("reports")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow();
+    const good = { ...v2Record({ date: "2020-02-02" }) };
+    const long = { ...v2Record({ date: "2020-02-03" }), quoteCoinId: undefined };
+    const response = await submit(t, 2, {
+      data: [good, { ...long, quoteCoinSymbol: "\u00df".repeat(101) }],
+    });
+    expect(response.statusCode).toBe(400);
+    expect(problemsOf(response)).toEqual([
+      { path: "data.1.quoteCoinSymbol", message: "String must contain at most 200 character(s)" },
+    ]);
+    const after = await t.database.db
+      .selectFrom("reports")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
 });
