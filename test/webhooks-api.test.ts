@@ -198,6 +198,18 @@ describe("webhook subscriptions", () => {
     });
     // Clients that label every call JSON: an empty body is no body where none is taken.
     const labelled = { "content-type": "application/json", "content-length": "0" };
+    // Without any length either, as `curl -X DELETE -H 'content-type: application/json'` sends.
+    const unknownId = "00000000-0000-4000-8000-000000000000";
+    const bare = await t.app.inject({
+      method: "DELETE",
+      url: `/api/v1/webhooks/${unknownId}`,
+      headers: { authorization: KEYS.acme, "content-type": "application/json" },
+    });
+    expect(bare.json()).toEqual({
+      statusCode: 404,
+      error: "Not Found",
+      message: "Webhook not found",
+    });
     for (const [method, url, status] of [
       ["POST", `/api/v1/webhooks/${id}/test`, 202],
       ["POST", `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`, 202],

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import swagger from "@fastify/swagger";
 import Fastify, {
   type FastifyHttpOptions,
@@ -187,10 +187,13 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
  */
 function emptyBodiesAreNoBodies(api: FastifyInstance): void {
   api.addHook("onRequest", async (request) => {
-    if (
-      request.headers["content-length"] === "0" &&
-      request.routeOptions.schema?.body === undefined
-    )
+    if (request.routeOptions.schema?.body === undefined && hasNoBody(request.headers))
       delete request.headers["content-type"];
   });
+}
+
+/** `Content-Length: 0`, or neither a length nor a transfer coding (as `curl -X DELETE` sends). */
+function hasNoBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers["content-length"];
+  return length === "0" || (length === undefined && headers["transfer-encoding"] === undefined);
 }
