@@ -24,6 +24,7 @@ export function markdown(r: BenchResults): string {
     "",
     `Machine: ${JSON.stringify(r.machine)}; total ${r.totalSeconds} s`,
     "",
+    ...earlierPartLines(r.earlierParts),
   ];
   for (const target of TARGETS) {
     const t = r[target];
@@ -39,6 +40,17 @@ export function markdown(r: BenchResults): string {
   if (r.postgresQuality !== undefined) lines.push(...qualityLines("postgres", r.postgresQuality));
   if (r.cluster !== undefined) lines.push(...clusterLines(r.cluster));
   return `${lines.join("\n")}\n`;
+}
+
+/** The parts not measured by this run, kept from earlier runs, and when each was measured. */
+function earlierPartLines(earlier: BenchResults["earlierParts"]): string[] {
+  if (earlier === undefined) return [];
+  return [
+    "Not measured by this run, kept from earlier runs of the same mode on this machine:",
+    "",
+    ...Object.entries(earlier).map(([part, date]) => `- ${part}: ${date}`),
+    "",
+  ];
 }
 
 function ingestLines(target: string, ingest: IngestResults): string[] {

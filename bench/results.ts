@@ -142,6 +142,12 @@ export type BenchResults = {
   /** bench/cluster.ts: read replica and PgBouncer, side by side. */
   cluster?: ClusterBenchResults;
   totalSeconds?: number;
+  /**
+   * The parts this run did not measure, kept from the file of an earlier run (see
+   * merge-results.ts), by name (`postgres.listing.10000000.scorecards`), with when they were
+   * measured.
+   */
+  earlierParts?: Record<string, string>;
 };
 
 /** `n` rounded to `digits` decimals, as every table of the benchmark shows figures. */

@@ -4,7 +4,7 @@
  * latest.md. Figures are compared as ratios measured side by side in the same run.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DatabaseConfig } from "../src/config.js";
@@ -21,6 +21,7 @@ import { embeddedSuite } from "./embedded.js";
 import { feedbackSuite } from "./feedback.js";
 import { idempotencySuite } from "./idempotency.js";
 import { marketDataPause } from "./market-data-pause.js";
+import { withEarlierParts } from "./merge-results.js";
 import { metricsSuite } from "./metrics.js";
 import { postgresCpuMeter } from "./proc-cpu.js";
 import { qualitySuite } from "./quality.js";
@@ -115,10 +116,21 @@ const work = mkdtempSync(join(tmpdir(), "trading-reports-bench-"));
 const fixtureFile = join(work, "fixture.json");
 writeFileSync(fixtureFile, JSON.stringify(benchFixture()));
 
+const LATEST = "bench/results/latest.json";
+// A run of one engine or of some parts completes the file of the run before (merge-results.ts).
+const earlierRun: BenchResults | undefined = existsSync(LATEST)
+  ? JSON.parse(readFileSync(LATEST, "utf8"))
+  : undefined;
 const results: BenchResults = {
   date: new Date().toISOString(),
   quick,
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+};
+const writeLatest = () => {
+  mkdirSync("bench/results", { recursive: true });
+  const merged = withEarlierParts(earlierRun, results);
+  writeFileSync(LATEST, `${JSON.stringify(merged, null, 2)}\n`);
+  return merged;
 };
 const started = performance.now();
 try {
@@ -126,8 +138,7 @@ try {
     if (only !== undefined && only !== target) continue;
     results[target] = await benchTarget(target);
     // Written after each target, so that a failure later keeps what was measured.
-    mkdirSync("bench/results", { recursive: true });
-    writeFileSync("bench/results/latest.json", `${JSON.stringify(results, null, 2)}\n`);
+    writeLatest();
   }
   if (parts.cluster && only !== "pglite") {
     results.cluster = await clusterSuite(fixtureFile, quick, log);
@@ -136,9 +147,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 results.totalSeconds = round((performance.now() - started) / 1000);
-mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/latest.json", `${JSON.stringify(results, null, 2)}\n`);
-const table = markdown(results);
+const table = markdown(writeLatest());
 writeFileSync("bench/results/latest.md", table);
 process.stdout.write(table);
 
