@@ -67,6 +67,25 @@ describe("GET /api/v1/submissions", () => {
     expect((await list({}, KEYS.globex)).totalCount).toBe(0);
   });
 
+  it("takes every date the parameters accept, from year 0000 to 9999 (no 500)", async () => {
+    const all = [...ids].reverse();
+    const cases: [Record<string, string>, string[]][] = [
+      [{ dateGte: "0000-01-01" }, all],
+      [{ dateLte: "0000-01-01" }, []],
+      [{ dateLte: "9999-12-31" }, all],
+      [{ dateGte: "9999-12-31" }, []],
+      [{ dateGte: "0000-01-01", dateLte: "9999-12-31" }, all],
+      [{ dateGte: "1999-12-31", dateLte: "2026-11-01" }, [ids[0] as string]],
+    ];
+    for (const [query, expected] of cases) {
+      const page = await list(query);
+      expect(
+        page.items.map((i: { id: string }) => i.id),
+        JSON.stringify(query),
+      ).toEqual(expected);
+    }
+  });
+
   it("refuses bad parameters in the 400 shape", async () => {
     for (const [query, path] of [
       [{ status: "pending" }, "status"],

@@ -1,5 +1,5 @@
 import type { Caller } from "../domain/caller.js";
-import { addDays, utcDate } from "../domain/dates.js";
+import { addDays, storableDateRange, utcDate } from "../domain/dates.js";
 import { NotFoundError, type Problem } from "../domain/errors.js";
 import { fallbackCode, type ProblemCode, problemField } from "../domain/problem-codes.js";
 import type { SchemaVersion } from "../domain/report.js";
@@ -107,10 +107,13 @@ export async function listSubmissions(
 ): Promise<SubmissionPage> {
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? DEFAULT_SUBMISSIONS_PAGE_SIZE;
+  // Narrowed as a listing's are: the same submissions, and bounds the database can take (a
+  // submission is received after 2000 and before the year 9999, not in year 0 or 10000).
+  const days = storableDateRange(query.dateGte, query.dateLte);
   const { totalCount, items } = await deps.stores.submissions.list({
     organizationId: caller.organizationId,
-    from: query.dateGte === undefined ? undefined : startOfDay(query.dateGte),
-    before: query.dateLte === undefined ? undefined : startOfDay(addDays(query.dateLte, 1)),
+    from: days.from === undefined ? undefined : startOfDay(days.from),
+    before: days.to === undefined ? undefined : startOfDay(addDays(days.to, 1)),
     status: query.status,
     limit: pageSize,
     offset: (page - 1) * pageSize,
