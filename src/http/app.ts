@@ -3,6 +3,7 @@ import swagger from "@fastify/swagger";
 import Fastify, {
   type FastifyHttpOptions,
   type FastifyInstance,
+  type FastifyReply,
   type FastifyServerOptions,
 } from "fastify";
 import { serializerCompiler } from "fastify-type-provider-zod";
@@ -17,7 +18,7 @@ import type { RateCounters } from "./abuse/rate-counters.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes } from "./dashboard/index.js";
-import { errorBody, errorHandler } from "./errors.js";
+import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
 import { requestIdOf } from "./request-id.js";
@@ -52,6 +53,10 @@ export type AppOptions = {
 };
 
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Node reads at most 16 KiB of headers, the request line included: no parameter is longer. */
+const MAX_PATH_PARAMETER_LENGTH = 16_384;
+
+const isApiPath = (url: string) => url.startsWith("/api/");
 
 /** Builds the HTTP application; never listens (main.ts and tests decide that). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -63,11 +68,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(errorHandler({ maxProblems: http.maxProblemsPerResponse }));
-  app.setNotFoundHandler((request, reply) =>
-    reply
+  app.setNotFoundHandler((request, reply) => {
+    if (isApiPath(request.url)) reply.header("cache-control", "no-store");
+    return reply
       .code(404)
-      .send(errorBody(404, `Route ${request.method} ${request.url.split("?")[0]} not found`)),
-  );
+      .send(errorBody(404, `Route ${request.method} ${request.url.split("?")[0]} not found`));
+  });
 
   addRequestHooks(app, options);
 
@@ -156,6 +162,27 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",
     return503OnClosing: true,
+    routerOptions: {
+      // A path parameter of any length reaches its route (after the API key): an id longer
+      // than any id names nothing, a 404; the router's default cut-off (100) answered a bare 414.
+      maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    },
+    // A path the router cannot decode (bad percent-encoding) never reaches a route or a hook:
+    // like any path that names nothing, it is a 404 in the API's shape, with the headers every
+    // answer carries.
+    frameworkErrors: (error, request, rawReply) => {
+      const reply = rawReply as FastifyReply;
+      reply.header("x-request-id", request.id).header("x-content-type-options", "nosniff");
+      if (isApiPath(request.url)) reply.header("cache-control", "no-store");
+      // The only other framework error is FST_ERR_ASYNC_CONSTRAINT, and no route has one.
+      if (error.code !== "FST_ERR_BAD_URL") {
+        request.log.error({ err: error }, "request failed");
+        return reply.code(500).send(errorBody(500, INTERNAL_ERROR_MESSAGE));
+      }
+      return reply
+        .code(404)
+        .send(errorBody(404, "Not found: the path has an invalid percent-encoding"));
+    },
     // Slow clients: headers, like the whole request, must arrive within the timeout. Node
     // checks those timeouts every `connectionsCheckingInterval` (30 s by default: too coarse).
     // With a server factory Fastify applies neither `connectionTimeout` nor

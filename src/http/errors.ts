@@ -22,6 +22,9 @@ export function badRequest(problems: Problem[]): ErrorBody {
   return { statusCode: 400, error: "Bad Request", message };
 }
 
+/** What a 500 says: the details are logged with the request id, never answered. */
+export const INTERNAL_ERROR_MESSAGE = "Internal server error; retry in a couple of minutes";
+
 export function errorBody(statusCode: number, message: string): ErrorBody {
   if (statusCode === 400) return badRequest([{ message }]);
   if (statusCode === 401) return { statusCode: 401, message };
@@ -87,9 +90,7 @@ function handleError(
     return reply.code(status).send(clientErrorBody(fastifyError, status));
   }
   request.log.error({ err: error }, "request failed");
-  return reply
-    .code(500)
-    .send(errorBody(500, "Internal server error; retry in a couple of minutes"));
+  return reply.code(500).send(errorBody(500, INTERNAL_ERROR_MESSAGE));
 }
 
 export function clientErrorBody(error: FastifyError, status: number): ErrorBody {

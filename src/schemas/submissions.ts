@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PROBLEM_CODE_NAMES, PROBLEM_CODES } from "../domain/problem-codes.js";
 import { MAX_PAGE_SIZE, positiveInteger } from "./list-query.js";
 import { dateSchema } from "./report.js";
-import { storedText, wholeNumber } from "./text.js";
+import { pathId, storedText, wholeNumber } from "./text.js";
 
 export const DEFAULT_SUBMISSIONS_PAGE_SIZE = 100;
 /** What an Idempotency-Key may be (CONTRACT section 5): 1 to 255 printable ASCII characters. */
@@ -44,8 +44,7 @@ export const submissionsQuerySchema = z.object({
 export type SubmissionsQuery = z.infer<typeof submissionsQuerySchema>;
 
 export const submissionParamsSchema = z.object({
-  // Any text: an id that is not one of the caller's submissions is a 404, whatever its form.
-  id: z.string().max(100).meta({ description: "The submission's id (its x-submission-id)" }),
+  id: pathId("The submission's id (its x-submission-id)"),
 });
 
 export const problemCodeSchema = z.enum(PROBLEM_CODE_NAMES).meta({

@@ -35,3 +35,9 @@ export const storedText = (max: number) => z.string().meta({ maxLength: max });
 
 /** A whole number of an answer (a count, a page number), documented as a 64-bit integer. */
 export const wholeNumber = () => z.number().int().meta({ format: "int64" });
+
+/**
+ * An id in a path: any text. One that is not the caller's, whatever its form or length, is a
+ * 404 (the length documented is that of every id the service gives).
+ */
+export const pathId = (description: string) => z.string().meta({ maxLength: 100, description });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhook-event.js";
 import { positiveInteger } from "./list-query.js";
-import { storableText, storedText, wholeNumber } from "./text.js";
+import { pathId, storableText, storedText, wholeNumber } from "./text.js";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
@@ -52,12 +52,10 @@ export const webhookPatchSchema = z.object({
   }),
 });
 
-export const webhookParamsSchema = z.object({
-  id: z.string().max(100).meta({ description: "The webhook's id" }),
-});
+export const webhookParamsSchema = z.object({ id: pathId("The webhook's id") });
 
 export const deliveryParamsSchema = webhookParamsSchema.extend({
-  deliveryId: z.string().max(100).meta({ description: "The delivery's id (its webhook-id)" }),
+  deliveryId: pathId("The delivery's id (its webhook-id)"),
 });
 
 const timestamp = (description: string) =>
