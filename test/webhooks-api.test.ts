@@ -280,6 +280,30 @@ describe("webhook subscriptions", () => {
     await t.request({ method: "DELETE", url: `/api/v1/webhooks/${id}`, key: KEYS.acme });
   });
 
+  it("on the routes that take no body, refuses one that is not JSON, malformed or too large, as documented", async () => {
+    const { id } = (await create(KEYS.acme, { url: PUBLIC_URL, events: ["*"] })).json();
+    const deliveryId = "00000000-0000-4000-8000-000000000000";
+    const bodies = [
+      [{ "content-type": "text/plain" }, "x", 415, "Unsupported Media Type: send application/json"],
+      [{ "content-type": "application/json" }, "{x", 400, [{ message: "Malformed JSON body" }]],
+      [{ "content-type": "application/json" }, " ".repeat(3 * 1024 * 1024), 413, undefined],
+    ] as const;
+    for (const [method, url] of [
+      ["POST", `/api/v1/webhooks/${id}/test`],
+      ["POST", `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`],
+      ["DELETE", `/api/v1/webhooks/${id}`],
+    ] as const) {
+      for (const [headers, payload, status, message] of bodies) {
+        // t.request checks each answer against the operation's documented responses.
+        const response = await t.request({ method, url, key: KEYS.acme, headers, payload });
+        expect(response.statusCode, `${method} ${url}`).toBe(status);
+        if (message !== undefined) expect(response.json().message).toEqual(message);
+      }
+    }
+    const kept = await t.request({ url: `/api/v1/webhooks/${id}`, key: KEYS.acme });
+    expect(kept.statusCode).toBe(200);
+  });
+
   it("refuses a bad delivery-log query with 400s naming the parameter", async () => {
     const { id } = (await t.request({ url: "/api/v1/webhooks", key: KEYS.acme })).json().items[0];
     for (const [query, path] of [

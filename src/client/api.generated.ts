@@ -346,7 +346,7 @@ export interface paths {
         };
         /**
          * The caller's submissions: accepted, rejected and dry runs, newest first
-         * @description Every authenticated request to a submission endpoint that was decided (201, 400, 413, 415), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. A key sees its own organization's submissions only (project and operator keys do not submit: their log is empty).
+         * @description Every authenticated request to a submission endpoint that was decided (201, 400, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. A key sees its own organization's submissions only (project and operator keys do not submit: their log is empty).
          */
         get: operations["listSubmissions"];
         put?: never;
@@ -1158,7 +1158,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
-                "x-dry-run"?: "true" | "false";
+                "x-dry-run"?: string;
                 /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
                 "idempotency-key"?: string;
             };
@@ -1533,7 +1533,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400. */
-                "x-dry-run"?: "true" | "false";
+                "x-dry-run"?: string;
                 /** @description 1 to 255 printable ASCII characters, scoped to the organization and kept 24 hours. A repeat of a request answered 201, with the same key, body, API version and `x-dry-run`, gets that answer again, byte for byte, with `idempotent-replayed: true`, and changes nothing. The key with a different request: 422; while the first request is in flight: 409. Other answers are not kept: a corrected request may reuse the key. */
                 "idempotency-key"?: string;
             };
@@ -2423,7 +2423,7 @@ export interface operations {
                      *       "message": [
                      *         {
                      *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "message": "Expected an integer from 1 to 1000"
                      *         }
                      *       ]
                      *     }
@@ -2653,8 +2653,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "path": "baseCoinId",
+                     *           "message": "String must contain at most 200 character(s)"
                      *         }
                      *       ]
                      *     }
@@ -2740,9 +2740,9 @@ export interface operations {
                 baseCoinId?: string;
                 /** @description Only this market maker's obligations (within the caller's scope) */
                 organizationId?: string;
-                /** @description First day (YYYY-MM-DD). Default: 29 days before dateLte */
+                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte */
                 dateGte?: string;
-                /** @description Last day (YYYY-MM-DD), at most 366 days after dateGte. Default: yesterday (UTC) */
+                /** @description Last day (YYYY-MM-DD, 2000-01-01 to 9998-12-31), at most 366 days after dateGte. Default: yesterday (UTC) */
                 dateLte?: string;
             };
             header?: never;
@@ -2912,8 +2912,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "path": "dateLte",
+                     *           "message": "dateGte (2026-11-30) is after dateLte (2026-11-01)"
                      *         }
                      *       ]
                      *     }
@@ -2999,9 +2999,9 @@ export interface operations {
                 baseCoinId?: string;
                 /** @description Only this market maker's obligations (within the caller's scope) */
                 organizationId?: string;
-                /** @description First day (YYYY-MM-DD). Default: 29 days before dateLte */
+                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte */
                 dateGte?: string;
-                /** @description Last day (YYYY-MM-DD), at most 366 days after dateGte. Default: yesterday (UTC) */
+                /** @description Last day (YYYY-MM-DD, 2000-01-01 to 9998-12-31), at most 366 days after dateGte. Default: yesterday (UTC) */
                 dateLte?: string;
             };
             header?: never;
@@ -3131,8 +3131,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "path": "dateLte",
+                     *           "message": "dateGte (2026-11-30) is after dateLte (2026-11-01)"
                      *         }
                      *       ]
                      *     }
@@ -3401,7 +3401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: every problem, in record order */
+            /** @description Invalid body: every problem, by field */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3419,12 +3419,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "data.0.bidDepth50",
-                     *           "message": "Expected number, received string"
-                     *         },
-                     *         {
-                     *           "path": "data.3.baseCoinId",
-                     *           "message": "Base coin with id 'chainlnk' does not match any valid ticker id"
+                     *           "path": "events.0",
+                     *           "message": "Invalid enum value. Expected '*' | 'report.missing' | 'report.late' | 'kpi.missed' | 'quality.flagged' | 'submission.rejected', received 'nope'"
                      *         }
                      *       ]
                      *     }
@@ -3727,6 +3723,32 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A body was sent and is not well-formed JSON (this operation takes none: send no body) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "message": "Malformed JSON body"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description No webhook with this id in the caller's organization */
             404: {
@@ -3745,6 +3767,50 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Webhook not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3881,7 +3947,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid request: every problem, in record order */
+            /** @description Invalid body: every problem, by field */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3899,12 +3965,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "data.0.bidDepth50",
-                     *           "message": "Expected number, received string"
-                     *         },
-                     *         {
-                     *           "path": "data.3.baseCoinId",
-                     *           "message": "Base coin with id 'chainlnk' does not match any valid ticker id"
+                     *           "path": "events.0",
+                     *           "message": "Invalid enum value. Expected '*' | 'report.missing' | 'report.late' | 'kpi.missed' | 'quality.flagged' | 'submission.rejected', received 'nope'"
                      *         }
                      *       ]
                      *     }
@@ -4084,6 +4146,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description A body was sent and is not well-formed JSON (this operation takes none: send no body) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "message": "Malformed JSON body"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description No webhook with this id in the caller's organization */
             404: {
@@ -4124,6 +4212,50 @@ export interface operations {
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "Webhook is disabled: enable it (PATCH disabled: false) first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4425,6 +4557,32 @@ export interface operations {
                     };
                 };
             };
+            /** @description A body was sent and is not well-formed JSON (this operation takes none: send no body) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "Bad Request",
+                     *       "message": [
+                     *         {
+                     *           "message": "Malformed JSON body"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BadRequest"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             /** @description No such webhook or delivery */
             404: {
@@ -4465,6 +4623,50 @@ export interface operations {
                      *       "statusCode": 409,
                      *       "error": "Conflict",
                      *       "message": "Webhook is disabled: enable it (PATCH disabled: false) first"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit (BODY_LIMIT_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is larger than the limit"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported Media Type: send application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4632,8 +4834,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "path": "status",
+                     *           "message": "Invalid enum value. Expected 'accepted' | 'rejected', received 'pending'"
                      *         }
                      *       ]
                      *     }
@@ -4761,33 +4963,6 @@ export interface operations {
                     "application/json": components["schemas"]["SubmissionDetail"];
                 };
             };
-            /** @description Invalid query parameter (path names it) */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "error": "Bad Request",
-                     *       "message": [
-                     *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BadRequest"];
-                };
-            };
             401: components["responses"]["Unauthorized"];
             /** @description No submission of the caller's organization has this id */
             404: {
@@ -4884,7 +5059,7 @@ export interface operations {
     getReportCard: {
         parameters: {
             query?: {
-                /** @description The calendar month (UTC), YYYY-MM; default the last complete month */
+                /** @description The calendar month (UTC), YYYY-MM, from 2000-01 and not in the future; default the last complete month */
                 month?: string;
             };
             header?: never;
@@ -4976,8 +5151,8 @@ export interface operations {
                      *       "error": "Bad Request",
                      *       "message": [
                      *         {
-                     *           "path": "pageSize",
-                     *           "message": "Expected an integer from 1 to 500"
+                     *           "path": "month",
+                     *           "message": "Month must not be in the future"
                      *         }
                      *       ]
                      *     }

@@ -100,13 +100,6 @@ export const errorResponses = {
   ),
 };
 
-/** A 400 for a bad query parameter. */
-export const badQueryResponse = error(
-  badRequestSchema,
-  "Invalid query parameter (path names it)",
-  fixed400([{ path: "pageSize", message: "Expected an integer from 1 to 500" }]),
-);
-
 /** What every route behind an API key can answer besides its own statuses. */
 export const authenticatedErrors = {
   401: errorResponses[401],
@@ -115,12 +108,37 @@ export const authenticatedErrors = {
   503: errorResponses[503],
 };
 
-/** A route with a query string: its parameters are checked. */
-export const queryErrors = { 400: badQueryResponse };
+/**
+ * A route with a query string: its parameters are checked. `example` is one of its own
+ * refusals, as the service words it.
+ */
+export const queryErrors = (example: { path: string; message: string }) => ({
+  400: error(badRequestSchema, "Invalid query parameter (path names it)", fixed400([example])),
+});
 
 /** A route that takes a JSON body: checked, limited in size, JSON only. */
 export const bodyErrors = {
   400: errorResponses[400],
+  413: errorResponses[413],
+  415: errorResponses[415],
+};
+
+/** The same for a body that is not a batch of reports (`example`: one of its refusals). */
+export const objectBodyErrors = (example: { path: string; message: string }) => ({
+  ...bodyErrors,
+  400: error(badRequestSchema, "Invalid body: every problem, by field", fixed400([example])),
+});
+
+/**
+ * A route that takes no body still reads one that is sent (an empty one, or none, is fine):
+ * not JSON, malformed or too large, it is refused as any body is.
+ */
+export const unwantedBodyErrors = {
+  400: error(
+    badRequestSchema,
+    "A body was sent and is not well-formed JSON (this operation takes none: send no body)",
+    fixed400([{ message: "Malformed JSON body" }]),
+  ),
   413: errorResponses[413],
   415: errorResponses[415],
 };

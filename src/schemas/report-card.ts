@@ -11,7 +11,8 @@ export const reportCardQuerySchema = z.object({
     .regex(MONTH, "Invalid month, expected YYYY-MM")
     .meta({
       maxLength: MONTH_LENGTH,
-      description: "The calendar month (UTC), YYYY-MM; default the last complete month",
+      description:
+        "The calendar month (UTC), YYYY-MM, from 2000-01 and not in the future; default the last complete month",
       example: "2026-10",
     })
     .optional(),

@@ -36,11 +36,11 @@ export const scorecardQuerySchema = z.object({
     example: "helios-liquidity",
   }),
   dateGte: scorecardDate.optional().meta({
-    description: `First day (YYYY-MM-DD). Default: ${DEFAULT_SCORECARD_DAYS - 1} days before dateLte`,
+    description: `First day (YYYY-MM-DD, ${EARLIEST_DATE} to ${LATEST_SCORECARD_DATE}). Default: ${DEFAULT_SCORECARD_DAYS - 1} days before dateLte`,
     example: "2026-10-24",
   }),
   dateLte: scorecardDate.optional().meta({
-    description: `Last day (YYYY-MM-DD), at most ${MAX_SCORECARD_DAYS} days after dateGte. Default: yesterday (UTC)`,
+    description: `Last day (YYYY-MM-DD, ${EARLIEST_DATE} to ${LATEST_SCORECARD_DATE}), at most ${MAX_SCORECARD_DAYS} days after dateGte. Default: yesterday (UTC)`,
     example: "2026-11-22",
   }),
 });

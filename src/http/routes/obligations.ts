@@ -34,7 +34,10 @@ const list = {
       description: "Obligation periods",
       examples: [{ items: [exampleObligation] }],
     }),
-    ...queryErrors,
+    ...queryErrors({
+      path: "baseCoinId",
+      message: "String must contain at most 200 character(s)",
+    }),
     ...authenticatedErrors,
   },
 };

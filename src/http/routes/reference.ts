@@ -89,7 +89,7 @@ const markets = {
         },
       ],
     }),
-    ...queryErrors,
+    ...queryErrors({ path: "pageSize", message: "Expected an integer from 1 to 1000" }),
     ...authenticatedErrors,
   },
 };

@@ -39,7 +39,7 @@ const schema = {
   querystring: reportCardQuerySchema,
   response: {
     200: reportCardSchema.meta({ description: "The report card", examples: [exampleCard] }),
-    ...queryErrors,
+    ...queryErrors({ path: "month", message: "Month must not be in the future" }),
     403: errorResponse(
       403,
       "Forbidden",

@@ -36,11 +36,17 @@ const submission = {
 };
 
 const submissionHeaders = z.object({
-  "x-dry-run": z.enum(["true", "false"]).optional().meta({
-    description:
-      "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
-    example: "true",
-  }),
+  // Documented only (zod-validation.ts): `dryRunOf` reads it, in any case.
+  "x-dry-run": z
+    .string()
+    .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$/)
+    .optional()
+    .meta({
+      maxLength: 5,
+      description:
+        "`true`: validate and count, store nothing. `true`/`false` in any case; anything else is a 400.",
+      example: "true",
+    }),
   "idempotency-key": idempotencyKeySchema.optional(),
 });
 
@@ -94,7 +100,7 @@ const listSchema = {
         },
       },
     },
-    ...queryErrors,
+    ...queryErrors({ path: "pageSize", message: "Expected an integer from 1 to 500" }),
     ...authenticatedErrors,
   },
 };

@@ -26,7 +26,10 @@ const judging =
 const range = `Default range: the 30 days ending yesterday (UTC); at most ${MAX_SCORECARD_DAYS} days.`;
 
 const errors = {
-  ...queryErrors,
+  ...queryErrors({
+    path: "dateLte",
+    message: "dateGte (2026-11-30) is after dateLte (2026-11-01)",
+  }),
   ...authenticatedErrors,
 };
 

@@ -29,7 +29,7 @@ const scopeNote =
 const list = {
   operationId: "listSubmissions",
   summary: "The caller's submissions: accepted, rejected and dry runs, newest first",
-  description: `Every authenticated request to a submission endpoint that was decided (201, 400, 413, 415), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. ${scopeNote}`,
+  description: `Every authenticated request to a submission endpoint that was decided (201, 400, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. ${scopeNote}`,
   tags: ["submissions"],
   querystring: submissionsQuerySchema,
   response: {
@@ -37,7 +37,10 @@ const list = {
       description: "One page of the log",
       examples: [{ page: 1, totalPages: 1, totalCount: 1, items: [exampleSubmission] }],
     }),
-    ...queryErrors,
+    ...queryErrors({
+      path: "status",
+      message: "Invalid enum value. Expected 'accepted' | 'rejected', received 'pending'",
+    }),
     ...authenticatedErrors,
   },
 };
@@ -71,8 +74,6 @@ const detail = {
         },
       ],
     }),
-    // An id longer than any submission id is a 400 (path `id`).
-    ...queryErrors,
     404: notFound,
     ...authenticatedErrors,
   },

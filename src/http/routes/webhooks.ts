@@ -15,12 +15,18 @@ import {
 import type { Services } from "../../services/index.js";
 import {
   authenticatedErrors,
-  bodyErrors,
   errorResponse,
+  objectBodyErrors,
   queryErrors,
+  unwantedBodyErrors,
 } from "../openapi-responses.js";
 
 const tags = ["webhooks"];
+const webhookBodyErrors = objectBodyErrors({
+  path: "events.0",
+  message:
+    "Invalid enum value. Expected '*' | 'report.missing' | 'report.late' | 'kpi.missed' | 'quality.flagged' | 'submission.rejected', received 'nope'",
+});
 const notFound = {
   404: errorResponse(
     404,
@@ -76,7 +82,7 @@ const create = {
         { ...exampleWebhook, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/XM3uSxsnxA=" },
       ],
     }),
-    ...bodyErrors,
+    ...webhookBodyErrors,
     409: errorResponse(
       409,
       "Conflict",
@@ -124,7 +130,7 @@ const update = {
   body: webhookPatchSchema,
   response: {
     200: webhookSchema.meta({ description: "The webhook as changed", examples: [exampleWebhook] }),
-    ...bodyErrors,
+    ...webhookBodyErrors,
     ...notFound,
     ...authenticatedErrors,
   },
@@ -136,7 +142,7 @@ const remove = {
   description: "Deletes the endpoint and its delivery log; nothing more is sent to it.",
   tags,
   params: webhookParamsSchema,
-  response: { 204: noContent, ...notFound, ...authenticatedErrors },
+  response: { 204: noContent, ...unwantedBodyErrors, ...notFound, ...authenticatedErrors },
 };
 
 const test = {
@@ -148,6 +154,7 @@ const test = {
   params: webhookParamsSchema,
   response: {
     202: accepted("Queued"),
+    ...unwantedBodyErrors,
     ...notFound,
     ...disabled,
     ...authenticatedErrors,
@@ -167,7 +174,7 @@ const deliveries = {
       description: "One page of the delivery log",
       examples: [{ page: 1, totalPages: 1, totalCount: 1, items: [exampleDelivery] }],
     }),
-    ...queryErrors,
+    ...queryErrors({ path: "pageSize", message: "Expected an integer from 1 to 500" }),
     ...notFound,
     ...authenticatedErrors,
   },
@@ -182,6 +189,7 @@ const retry = {
   params: deliveryParamsSchema,
   response: {
     202: accepted("Queued"),
+    ...unwantedBodyErrors,
     404: errorResponse(404, "Not Found", "No such webhook or delivery", "Delivery not found"),
     ...disabled,
     ...authenticatedErrors,
