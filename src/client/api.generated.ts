@@ -1929,7 +1929,7 @@ export interface operations {
                 page?: string;
                 /** @description Reports per page, 1 to 500 (default 500) */
                 pageSize?: string;
-                /** @description `quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces */
+                /** @description `quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces. Any other value is ignored, like an unknown parameter */
                 include?: "quality";
             };
             header?: never;

@@ -54,7 +54,7 @@ export const listQuerySchema = z.object({
     }),
   include: z.enum(["quality"]).optional().meta({
     description:
-      "`quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces",
+      "`quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces. Any other value is ignored, like an unknown parameter",
     example: "quality",
   }),
 });

@@ -140,7 +140,7 @@ export function reportRoutes(services: Services) {
     }
     app.get(
       "/api/v1/reports",
-      { schema: listSchema, preValidation: ignoreMarketMakersOrganizationId },
+      { schema: listSchema, preValidation: ignoreUnknownAdditions },
       async (request, reply) => {
         if (!prefersCsv(request.headers.accept)) {
           const page = await services.listReportsJson(request.caller, request.query);
@@ -166,12 +166,22 @@ export function reportRoutes(services: Services) {
 }
 
 /**
- * A market maker's key ignores `organizationId` as it ignores any unknown parameter (its
- * listing must not change): dropped before validation, so that a repeated one is no 400.
+ * What the listing takes of its additions (CONTRACT sections 4 and 6) before validation, so
+ * that a market maker's listing answers exactly as in section 2, where unknown parameters are
+ * ignored:
+ * - a market maker's key ignores `organizationId` (a repeated one included);
+ * - `include` holds `quality` or is dropped: any other value (`include=foo`, `QUALITY`) is
+ *   ignored like an unknown parameter, and a repeated or comma-separated one counts when one
+ *   of its values is `quality`.
  */
-async function ignoreMarketMakersOrganizationId(request: FastifyRequest): Promise<void> {
+async function ignoreUnknownAdditions(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown>;
   if (readScope(request.caller).kind === "organization")
-    Reflect.deleteProperty(request.query as object, "organizationId");
+    Reflect.deleteProperty(query, "organizationId");
+  if (query.include === undefined) return;
+  const values = [query.include].flat().flatMap((v) => (typeof v === "string" ? v.split(",") : []));
+  if (values.some((v) => v.trim() === "quality")) query.include = "quality";
+  else Reflect.deleteProperty(query, "include");
 }
 
 /** `x-dry-run`: true or false in any case, or absent; anything else must not persist silently. */
