@@ -234,6 +234,23 @@ describe("quality.flagged", () => {
     });
   });
 
+  it("reaches a project only for dates inside the market maker's engagement for its coin (its read scope)", async () => {
+    // acme's chainlink engagement starts 2024-01-01: chainlink-labs does not read this report.
+    await submit(KEYS.acme, [mismatched("2023-12-15")]);
+    expect(await pass()).toBe(1);
+    const queued = await sql<{ organization_id: string }>`
+      select w.organization_id from webhook_deliveries d
+      join webhooks w on w.id = d.webhook_id join webhook_events e on e.id = d.event_id
+      where e.type = 'quality.flagged' and e.data->>'date' = '2023-12-15'
+      order by w.organization_id`.execute(t.database.db);
+    expect(queued.rows.map((r) => r.organization_id)).toEqual(["acme", "platform"]);
+    const read = await t.request({
+      url: "/api/v1/reports?organizationId=acme&dateLte=2023-12-31",
+      key: READER_KEYS.chainlinkLabs,
+    });
+    expect(read.json().totalCount).toBe(0);
+  });
+
   it("leaves no noted recomputation behind", async () => {
     const notes = await sql<{ n: number }>`
       select count(*)::int as n from webhook_quality_changes`.execute(t.database.db);

@@ -50,7 +50,7 @@ export function createWebhookEventStore(db: Kysely<Tables>) {
           ) as e(id, type, organization_id, base_coin_id, webhook_id, data, occurred_at,
                  dedup_key)
           on conflict (dedup_key) do nothing
-          returning id, type, organization_id, base_coin_id, webhook_id
+          returning id, type, organization_id, base_coin_id, webhook_id, data
         ),
         queued as (
           insert into webhook_deliveries (id, webhook_id, event_id, next_attempt_at, created_at)
@@ -73,9 +73,21 @@ export type WebhookEventStore = ReturnType<typeof createWebhookEventStore>;
 const OWN_ONLY = WEBHOOK_EVENT_TYPES.filter(isOwnOrganizationOnly);
 
 /**
+ * Whether the market maker of event `e` had an engagement for its coin on the event's day (the
+ * market day its `data` names): a project reads a market maker's reports of its coins for
+ * those dates only (CONTRACT section 4), ended engagements included. Obligation days lie
+ * inside an engagement; a report, and so its quality.flagged, may be dated outside any.
+ */
+const engagedOnTheDay = sql`exists (
+    select 1 from engagements g
+    where g.organization_id = e.organization_id and g.base_coin_id = e.base_coin_id
+      and g.since <= (e.data ->> 'date')::date
+      and (g.until is null or g.until >= (e.data ->> 'date')::date))`;
+
+/**
  * Whether endpoint `w` (of organization `o`) may hear of event `e`: its own organization's
- * events, a project's coins, everything for an operator; an event meant for one endpoint only
- * to it. Decided when the event is queued and again before every attempt, so that an endpoint
+ * events, a project's coins for the days its market maker was engaged for them, everything
+ * for an operator; an event meant for one endpoint only to it. Decided when the event is queued and again before every attempt, so that an endpoint
  * whose organization lost a coin is sent nothing more about it.
  */
 export const endpointHears: RawBuilder<boolean> = sql<boolean>`case
@@ -86,5 +98,6 @@ export const endpointHears: RawBuilder<boolean> = sql<boolean>`case
   when o.kind = 'project' then exists (
     select 1 from organization_coins c
     where c.organization_id = o.id and c.base_coin_id = e.base_coin_id)
+    and ${engagedOnTheDay}
   else false
 end`;
