@@ -91,6 +91,8 @@ beforeAll(async () => {
     await subscribe(org);
   }
   producer = newProducer();
+  // Late for 2026-03-01 (its deadline: 03-02 12:00), before notifications first ran.
+  await submit("2026-03-03T08:30:00Z", [v2Record({ date: "2026-03-01" })]);
   // On time for 2026-03-02 (kraken's never comes).
   await submit("2026-03-03T09:00:00Z", [v2Record({ date: "2026-03-02" })]);
 });
@@ -200,6 +202,8 @@ describe("webhook events derived from stored data", () => {
     });
     await run("2026-03-06T18:00:10Z");
     const missed = (await events("kpi.missed")).slice(3);
+    // Not 03-01, whose deadline passed before notifications started: a period changed now
+    // judges none of those days.
     expect(brief(missed)).toEqual([
       "kpi.missed tether 2026-03-02",
       "kpi.missed tether 2026-03-03",
@@ -240,6 +244,35 @@ describe("webhook events derived from stored data", () => {
     } finally {
       await second?.close();
     }
+  });
+
+  it("announces a report arriving now for a day whose deadline passed before notifications started: late, and its KPIs; never missing", async () => {
+    const before = (await events()).length;
+    await submit("2026-03-08T13:30:00Z", [
+      v2Record({ date: "2026-03-01", ...KRAKEN_USD, bidDepth200: 4000 }),
+    ]);
+    await run("2026-03-08T13:30:10Z");
+    // Only that market's day: tether's 03-01 report (late, before notifications started, and
+    // below today's KPIs) is not judged for it.
+    const sent = (await events()).slice(before);
+    expect(brief(sent).sort()).toEqual(["kpi.missed USD 2026-03-01", "report.late USD 2026-03-01"]);
+    expect(sent.find((e) => e.type === "report.late")?.data).toMatchObject({
+      deadline: "2026-03-02T12:00:00.000Z",
+      receivedAt: "2026-03-08T13:30:00.000Z",
+    });
+    expect(sent.find((e) => e.type === "kpi.missed")?.data).toMatchObject({
+      failedKpis: ["minBidDepth200"],
+      late: true,
+    });
+  });
+
+  it("announces a correction now of a report that arrived late before notifications started: its KPIs, not its lateness", async () => {
+    const before = (await events()).length;
+    await submit("2026-03-08T13:40:00Z", [v2Record({ date: "2026-03-01", bidDepth200: 4000 })]);
+    await run("2026-03-08T13:40:10Z");
+    const sent = (await events()).slice(before);
+    expect(brief(sent)).toEqual(["kpi.missed tether 2026-03-01"]);
+    expect(sent[0]?.data).toMatchObject({ failedKpis: ["minBidDepth200"], late: true });
   });
 
   it.runIf(onPostgres)(

@@ -50,18 +50,28 @@ const sameKpis = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((kpi, i) => kpi === b[i]);
 
 /**
+ * When notifications first ran (the producer's first pass): `startedAt`, and `firstDay`, the
+ * first day whose deadline had not passed then. Nothing that happened before is announced: a
+ * deadline that passed before (report.missing, as CONTRACT section 7 says), a report that
+ * arrived late before (report.late). A judgement made since is news whatever the day: a late
+ * report arriving now for a day of last month, its kpi.missed, a correction's.
+ */
+export type NotifyingSince = { startedAt: Date; firstDay: string };
+
+/**
  * The events a judged day raises and the kpi.missed outcome to keep (undefined: unchanged).
  * - report.missing: the deadline passed with no report, that is no report at all or one
  *   whose first version came after it (the day was missing at its deadline, whenever it is
- *   judged). Once per market and day.
- * - report.late: the first version came after the deadline. Once per market and day.
+ *   judged). Once per market and day; only for deadlines since notifications started.
+ * - report.late: the first version came after the deadline. Once per market and day; only for
+ *   a first version accepted since notifications started.
  * - kpi.missed: the day is scored `missed` with failed KPIs other than those last announced.
  *   A day judged `met` in between forgets them: missing the same KPIs again is news.
  */
 export function eventsOfDay(
   day: JudgedDay,
   previous: KpiOutcome | undefined,
-  options: { deadlineUtc: string; now: Date },
+  options: { deadlineUtc: string; now: Date; since: NotifyingSince },
 ): { events: WebhookEvent[]; outcome: KpiOutcome | undefined } {
   if (day.status === "pending") return { events: [], outcome: undefined };
   const deadline = deadlineOf(day.date, options.deadlineUtc);
@@ -69,7 +79,8 @@ export function eventsOfDay(
   const market = marketDayOf(day);
   const about = { organizationId: day.organizationId, baseCoinId: day.baseCoinId };
   const events: WebhookEvent[] = [];
-  if (day.status === "missing" || day.late) {
+  const { startedAt, firstDay } = options.since;
+  if ((day.status === "missing" || day.late) && day.date >= firstDay) {
     events.push({
       type: "report.missing",
       data: { ...market, deadline: deadline.toISOString() },
@@ -78,7 +89,7 @@ export function eventsOfDay(
       dedupKey: `report.missing:${key}`,
     });
   }
-  if (day.late && day.receivedAt !== null) {
+  if (day.late && day.receivedAt !== null && day.receivedAt >= startedAt) {
     events.push({
       type: "report.late",
       data: {

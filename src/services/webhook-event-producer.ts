@@ -1,4 +1,4 @@
-import { addDays } from "../domain/dates.js";
+import { addDays, EARLIEST_DATE } from "../domain/dates.js";
 import { lastDueDay } from "../domain/scorecard.js";
 import type { WebhookEvent } from "../domain/webhook-event.js";
 import {
@@ -6,6 +6,7 @@ import {
   type JudgedDay,
   type KpiOutcome,
   marketDayKey,
+  type NotifyingSince,
 } from "../domain/webhook-event-rules.js";
 import type { DayScorecard } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
@@ -42,8 +43,9 @@ export type PassResult = {
  * One pass of the producer of report.missing, report.late and kpi.missed (CONTRACT section 7),
  * in one transaction that only one process makes at a time: it judges, as scoring does, the
  * days whose deadline passed since the last pass, the days of the report versions stored
- * since, and the days of the obligation periods and engagements changed since; then records
- * the events those judgements raise (see eventsOfDay) and moves its cursors, all together.
+ * since, and the days of the obligation periods and engagements changed since (whatever their
+ * date); then records the events those judgements raise (see eventsOfDay: nothing that
+ * happened before notifications started) and moves its cursors, all together.
  * The same versions, and the reports recomputations changed, raise quality.flagged (see
  * announceQuality).
  */
@@ -68,19 +70,34 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
         ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
         : []),
       ...versions.ranges,
-      ...changes.map((c) => ({
-        organizationId: c.organizationId,
-        baseCoinId: c.baseCoinId,
-        dateGte: c.since,
-        dateLte: c.until ?? lastDue,
-      })),
+      // A period set or changed for days before notifications started judges none of them.
+      ...changes.map((c) =>
+        clip(
+          {
+            organizationId: c.organizationId,
+            baseCoinId: c.baseCoinId,
+            dateGte: c.since,
+            dateLte: c.until ?? lastDue,
+          },
+          state.firstDay,
+          lastDue,
+        ),
+      ),
     ])
-      .map((r) => clip(r, state.firstDay, lastDue))
+      .map((r) => clip(r, EARLIEST_DATE, lastDue))
       .filter((r) => r.dateGte <= r.dateLte);
-    const days = await judge(tx, ranges, { now: judgedAt, deadlineUtc });
+    // Before firstDay, only the market-days of the versions read are judged.
+    const early = new Set(versions.earlyDays.map(marketDayKey));
+    const days = await judge(
+      tx,
+      ranges,
+      { now: judgedAt, deadlineUtc },
+      (day) => day.date >= state.firstDay || early.has(marketDayKey(day)),
+    );
     if (state.firstPass) await tx.webhookQuality.discardChanges();
     const quality = await announceQuality(tx, versions.flagChanges, now);
-    const recorded = (await announce(tx, days, { now, deadlineUtc })) + quality.recorded;
+    const since = { startedAt: state.startedAt, firstDay: state.firstDay };
+    const recorded = (await announce(tx, days, { now, deadlineUtc, since })) + quality.recorded;
     await producer.saveProgress({
       deadlinesDone: deadlinesDone > state.deadlinesDone ? deadlinesDone : state.deadlinesDone,
       versionsSeen: versions.last ?? state.versionsSeen,
@@ -120,17 +137,18 @@ function clip(range: Range, firstDay: string, lastDay: string): Range {
   };
 }
 
-/** The due days of the ranges, each once, judged by the scorecards' own query. */
+/** The due days of the ranges that are `wanted`, each once, judged by the scorecards' own query. */
 async function judge(
   tx: Stores,
   ranges: readonly Range[],
   at: { now: Date; deadlineUtc: string },
+  wanted: (day: DayScorecard) => boolean,
 ): Promise<Map<string, DayScorecard>> {
   const days = new Map<string, DayScorecard>();
   for (const range of ranges) {
     const scored = await tx.scorecards.days({ scope: { kind: "all" }, ...range, ...at });
     for (const day of scored) {
-      if (day.status !== "pending") days.set(marketDayKey(day), day);
+      if (day.status !== "pending" && wanted(day)) days.set(marketDayKey(day), day);
     }
   }
   return days;
@@ -140,7 +158,7 @@ async function judge(
 async function announce(
   tx: Stores,
   days: Map<string, DayScorecard>,
-  at: { now: Date; deadlineUtc: string },
+  at: { now: Date; deadlineUtc: string; since: NotifyingSince },
 ): Promise<number> {
   const all = [...days.values()];
   const received = await tx.webhookProducer.receivedAt(all.filter((d) => d.late));

@@ -22,6 +22,12 @@ export type TouchedVersion = MarketDay & {
 export type VersionsRead = {
   ranges: TouchedRange[];
   /**
+   * The market-days of the versions dated before the first day notifications watched (the
+   * producer's `firstDay`): of those days, only these are judged (a report arriving or
+   * corrected now), never the untouched markets and days the ranges also cover.
+   */
+  earlyDays: MarketDay[];
+  /**
    * The versions whose flags differ from their report's flags before them, oldest first.
    * Every other version read changes nothing in quality.flagged's judgement (a report seen
    * again with the flags it had raises nothing and keeps its outcome), so only these are

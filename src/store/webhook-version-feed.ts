@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { MarketDay } from "../domain/webhook-event.js";
 import type { Tables } from "./tables.js";
 import type { TouchedRange, TouchedVersion, VersionsRead } from "./webhook-producer-rows.js";
 
@@ -75,12 +76,22 @@ const TOUCHED = sql`
     ) o on true
   )`;
 
-/** The answer: the touched days per organization and coin, and the versions that changed flags. */
+/**
+ * The answer: the touched days per organization and coin, the market-days touched whose
+ * deadline passed before notifications started (judged alone, see producePass), and the
+ * versions that changed flags.
+ */
 const ANSWER = sql`
   ranges as (
     select organization_id as "organizationId", base_coin_id as "baseCoinId",
       to_char(min(date), 'YYYY-MM-DD') as "dateGte", to_char(max(date), 'YYYY-MM-DD') as "dateLte"
     from touched group by organization_id, base_coin_id
+  ),
+  early_days as (
+    select distinct organization_id as "organizationId", base_coin_id as "baseCoinId",
+      exchange_id as "exchangeId", quote_key as quote, instrument_type as "instrumentType",
+      to_char(date, 'YYYY-MM-DD') as date
+    from touched where date < (select first_day from webhook_event_producer)
   ),
   flag_changes as (
     select id, report_id as "reportId", organization_id as "organizationId",
@@ -90,12 +101,14 @@ const ANSWER = sql`
     from touched where quality_flags <> flags_before
   )
   select (select json_agg(g) from ranges g) as ranges,
+    (select json_agg(e) from early_days e) as early_days,
     (select json_agg(c order by c.id) from flag_changes c) as flag_changes,
     b.fresh_count, b.last::text
   from bounds b`;
 
 type Answer = {
   ranges: TouchedRange[] | null;
+  early_days: MarketDay[] | null;
   flag_changes: (Omit<TouchedVersion, "recordedAt"> & { recordedAt: string })[] | null;
   fresh_count: number;
   last: string | null;
@@ -126,6 +139,7 @@ export async function versionsToJudge(db: Kysely<Tables>, limit: number): Promis
   const row = r.rows[0];
   return {
     ranges: row?.ranges ?? [],
+    earlyDays: row?.early_days ?? [],
     flagChanges: (row?.flag_changes ?? []).map((v) => ({
       ...v,
       reportId: Number(v.reportId),
