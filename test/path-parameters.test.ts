@@ -48,6 +48,19 @@ describe("ids in paths", () => {
   });
 
   it.each([
+    ["GET", "/api/v1/webhooks/%00"],
+    ["DELETE", "/api/v1/webhooks/%ED%A0%80"],
+    ["POST", "/api/v1/webhooks/%00/test"],
+    ["GET", "/api/v1/webhooks/%00/deliveries"],
+    ["POST", "/api/v1/webhooks/%00/deliveries/%00/retry"],
+    ["GET", "/api/v1/submissions/%00"],
+  ] as const)("%s %s: an id the database cannot hold names nothing either (404)", async (method, url) => {
+    const response = await t.request({ method, url, key: KEYS.acme });
+    expect(response.statusCode, response.body).toBe(404);
+    expectApiHeaders(response.headers);
+  });
+
+  it.each([
     ["GET", "/api/v1/webhooks/%E0%A4%A"],
     ["DELETE", "/api/v1/webhooks/%E0%A4%A"],
     ["GET", "/api/v1/submissions/%ZZ"],

@@ -17,7 +17,7 @@ import { shedLoadAbove } from "./abuse/in-flight.js";
 import type { RateCounters } from "./abuse/rate-counters.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
-import { dashboardRoutes } from "./dashboard/index.js";
+import { dashboardRoutes, sendUndecodablePage } from "./dashboard/index.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
@@ -168,8 +168,8 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
       maxParamLength: MAX_PATH_PARAMETER_LENGTH,
     },
     // A path the router cannot decode (bad percent-encoding) never reaches a route or a hook:
-    // like any path that names nothing, it is a 404 in the API's shape, with the headers every
-    // answer carries.
+    // like any path that names nothing, it is a 404, with the headers every answer carries: in
+    // the API's shape, or the dashboard's page under /app.
     frameworkErrors: (error, request, rawReply) => {
       const reply = rawReply as FastifyReply;
       reply.header("x-request-id", request.id).header("x-content-type-options", "nosniff");
@@ -179,6 +179,8 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
         request.log.error({ err: error }, "request failed");
         return reply.code(500).send(errorBody(500, INTERNAL_ERROR_MESSAGE));
       }
+      if (request.url === "/app" || request.url.startsWith("/app/"))
+        return sendUndecodablePage(request, reply);
       return reply
         .code(404)
         .send(errorBody(404, "Not found: the path has an invalid percent-encoding"));

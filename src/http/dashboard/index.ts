@@ -1,6 +1,6 @@
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { HttpConfig } from "../../config.js";
 import type { Services } from "../../services/index.js";
 import { assetRoutes } from "./assets.js";
@@ -25,6 +25,25 @@ export const DASHBOARD_CONTENT_SECURITY_POLICY = [
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
+/** What every dashboard answer carries: never cached, no framing, no script from elsewhere. */
+export function dashboardHeaders(reply: FastifyReply): void {
+  reply.header("cache-control", "no-store");
+  reply.header("content-security-policy", DASHBOARD_CONTENT_SECURITY_POLICY);
+  reply.header("x-frame-options", "DENY");
+  reply.header("referrer-policy", "same-origin");
+}
+
+/**
+ * A dashboard address the router could not decode (a bad percent-encoding): no route or hook
+ * saw it, so it gets the dashboard's headers and its 404 page here (see app.ts).
+ */
+export function sendUndecodablePage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  dashboardHeaders(reply);
+  return sendErrorPage(request, reply, 404, [
+    "There is no page at this address: its path has an invalid percent-encoding.",
+  ]);
+}
+
 /**
  * The dashboard under `/app` (register with `prefix: "/app"`): HTML pages rendered on the
  * server from the same services as the API, behind a session opened with an API key. Kept out
@@ -41,10 +60,7 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
       sendErrorPage(request, reply, 404, [`There is no page ${request.url.split("?")[0]}.`]),
     );
     app.addHook("onRequest", async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-      reply.header("content-security-policy", DASHBOARD_CONTENT_SECURITY_POLICY);
-      reply.header("x-frame-options", "DENY");
-      reply.header("referrer-policy", "same-origin");
+      dashboardHeaders(reply);
     });
     const policy = cookiePolicy(http.publicUrl);
     const nav: NavEntry[] = DASHBOARD_PAGES.flatMap((page) => page.nav ?? []);

@@ -6,7 +6,7 @@ import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
 import { coinPath, figure, makerPath, percent, rangeForm, rangeOf } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
-import { RANGE_PRESETS } from "./page-parts.js";
+import { coinParams, paramsOf, RANGE_PRESETS } from "./page-parts.js";
 
 /** The cells a market maker's summary shows, after its name (the coin and drill-down tables). */
 export const summaryHead = html`<th scope="col" class="num">Compliance</th>
@@ -55,7 +55,7 @@ export const coinPages: DashboardPage = {
       "/coins/:baseCoinId",
       { schema: { hide: true } },
       async (request, reply) => {
-        const { baseCoinId } = request.params;
+        const { baseCoinId } = paramsOf(coinParams, request);
         const page = await pages.coin(request.dashboard.caller, baseCoinId, rangeOf(request.query));
         const range = { dateGte: page.dateGte, dateLte: page.dateLte };
         const rows = page.makers.map(

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { NotFoundError } from "../../../domain/errors.js";
 import { INSTRUMENT_TYPES } from "../../../domain/report.js";
+import { MAX_ID_LENGTH, storableText } from "../../../schemas/text.js";
 import { type Html, html } from "../html.js";
 import { coinPath, makerPath } from "../views/market-links.js";
 
@@ -12,8 +13,10 @@ export const RANGE_PRESETS = [
   { days: 366, label: "1 year" },
 ] as const;
 
-const id = z.string().min(1).max(200);
-export const makerParams = z.object({ baseCoinId: id, organizationId: id });
+// Text the database can hold (no NUL, no lone surrogate): anything else names no page.
+const id = storableText(MAX_ID_LENGTH);
+export const coinParams = z.object({ baseCoinId: id });
+export const makerParams = coinParams.extend({ organizationId: id });
 export const marketParams = makerParams.extend({
   exchangeId: id,
   quote: id,

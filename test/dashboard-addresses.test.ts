@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InjectedSession, injectSignIn } from "./helpers/dashboard.js";
+import { SCORECARD_KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
+
+/**
+ * Dashboard addresses no page can have: a NUL or a lone surrogate in a path segment, or a
+ * percent-encoding that cannot be decoded, are the dashboard's 404 page, never a 500 or the
+ * API's JSON.
+ */
+let world: World;
+const sessions: Record<string, InjectedSession> = {};
+beforeAll(async () => {
+  world = await scorecardWorld();
+  world.setClock(new Date("2025-03-04T13:00:00Z"));
+  for (const kind of ["acme", "project", "operator"] as const)
+    sessions[kind] = await injectSignIn(world.t, SCORECARD_KEYS[kind]);
+});
+afterAll(async () => world?.t.close());
+
+const unstorable = ["%00", "%ED%A0%80"];
+
+describe("dashboard addresses that name no page", () => {
+  it.each([
+    ["acme", "/app/coins/chainlink/acme/markets/binance/{x}/spot"],
+    ["acme", "/app/coins/chainlink/acme/markets/{x}/tether/spot"],
+    ["acme", "/app/coins/{x}/acme"],
+    ["acme", "/app/coins/chainlink/acme/calendar?x={x}"],
+    ["project", "/app/coins/chainlink/{x}"],
+    ["project", "/app/coins/chainlink/globex/markets/binance/{x}/spot"],
+    ["operator", "/app/coins/{x}"],
+    ["operator", "/app/coins/{x}/acme/calendar"],
+  ])("%s: %s with a NUL or a lone surrogate is a 404 page", async (kind, template) => {
+    for (const x of unstorable) {
+      const response = await sessions[kind]?.get(template.replace("{x}", x));
+      expect(response?.statusCode, `${template} ${x}`).not.toBe(500);
+      if (!template.includes("?")) expect(response?.statusCode, `${template} ${x}`).toBe(404);
+      expect(String(response?.headers["content-type"])).toMatch(/^text\/html/);
+    }
+  });
+
+  it("a path that cannot be decoded is the dashboard's 404 page, with its headers", async () => {
+    for (const url of ["/app/coins/%zz/acme", "/app/submissions/%E0%A4%A"]) {
+      const response = await sessions.acme?.get(url);
+      expect(response?.statusCode).toBe(404);
+      expect(String(response?.headers["content-type"])).toMatch(/^text\/html/);
+      expect(response?.body).toContain("invalid percent-encoding");
+      expect(response?.headers["cache-control"]).toBe("no-store");
+      expect(response?.headers["x-frame-options"]).toBe("DENY");
+      expect(response?.headers["content-security-policy"]).toBeDefined();
+    }
+  });
+});
