@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ListQuery, reportPageSchema } from "../../../schemas/list-query.js";
 import { type Html, html } from "../html.js";
+import { groupedFigure } from "../views/market-links.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
 import { queryString } from "./form-query.js";
 
@@ -43,16 +44,13 @@ ${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
 </form>`;
 }
 
-const number = (value: number | null | undefined) =>
-  value === null || value === undefined ? "—" : value.toLocaleString("en-US");
-
 function row(item: Item, withOrganization: boolean): Html {
   return html`<tr>
 ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 <td>${item.date}</td><td>${item.exchangeName}</td><td>${item.baseCoinSymbol}</td>
 <td>${item.quoteCoinId ?? item.quoteCoinSymbol ?? ""}</td>
-<td class="num">${number(item.bidDepth200)}</td><td class="num">${number(item.askDepth200)}</td>
-<td class="num">${number(item.bidAskSpread)}</td><td class="num">${number(item.topOfBookPercentage)}</td>
+<td class="num">${groupedFigure(item.bidDepth200)}</td><td class="num">${groupedFigure(item.askDepth200)}</td>
+<td class="num">${groupedFigure(item.bidAskSpread)}</td><td class="num">${groupedFigure(item.topOfBookPercentage)}</td>
 <td>${item.eligibilityReason ?? "eligible"}</td>
 <td class="flags">${qualityFlagsText(item.qualityFlags)}</td>
 </tr>`;

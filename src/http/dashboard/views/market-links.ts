@@ -49,7 +49,27 @@ export function rangeForm(
 
 /** A number as the reports hold it (no rounding: the tables show the exact figures). */
 export const figure = (value: number | null | undefined) =>
-  value === null || value === undefined ? "–" : String(value);
+  value === null || value === undefined ? "–" : String(withoutBinaryNoise(value));
+
+/**
+ * `value` at 15 significant digits, which every decimal a report holds survives: a median
+ * computed in binary floating point (183875.90500000003) shows as the decimal it stands for
+ * (183875.905), and a submitted value as it was submitted.
+ */
+export const withoutBinaryNoise = (value: number) => Number(value.toPrecision(15));
+
+/**
+ * A submitted figure with thousands separators and every decimal it was submitted with (no
+ * rounding: 0.0999 is not 0.1, the way `toLocaleString` would round it to three decimals).
+ */
+export function groupedFigure(value: number | null | undefined): string {
+  if (value === null || value === undefined) return "—";
+  const text = String(value);
+  if (text.includes("e")) return text;
+  const [whole = "", fraction] = text.split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
 
 /** compliance (0..1) as a percentage with up to two decimals. */
 export const percent = (value: number | null) =>

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { figure, groupedFigure } from "../src/http/dashboard/views/market-links.js";
+
+describe("figures on the dashboard", () => {
+  it("shows a computed median as the decimal it stands for, not its binary noise", () => {
+    expect(figure(183875.90500000003)).toBe("183875.905");
+    expect(figure(0.06445000000000001)).toBe("0.06445");
+    expect(figure(193643.34999999998)).toBe("193643.35");
+    expect(figure(250000)).toBe("250000");
+    expect(figure(null)).toBe("–");
+  });
+
+  it("shows a submitted figure with every decimal it was submitted with, grouped by thousands", () => {
+    expect(groupedFigure(0.0999)).toBe("0.0999");
+    expect(groupedFigure(0.2501)).toBe("0.2501");
+    expect(groupedFigure(1234567.125)).toBe("1,234,567.125");
+    expect(groupedFigure(-1234.5)).toBe("-1,234.5");
+    expect(groupedFigure(999)).toBe("999");
+    expect(groupedFigure(12345678901234.56)).toBe("12,345,678,901,234.56");
+    expect(groupedFigure(undefined)).toBe("—");
+  });
+});
