@@ -8,6 +8,7 @@ import {
   MARKET_A,
   WORLD_DAYS,
 } from "./helpers/dashboard-world.js";
+import { v2Record } from "./helpers/fixture.js";
 
 let world: DashboardWorld;
 let pages: Services["dashboardPages"];
@@ -65,6 +66,14 @@ describe("the market page's data", () => {
     expect(spread?.series[1]?.values).toEqual(Array(8).fill(0.5));
     // No KPI on the other bands: no threshold line.
     expect(page.charts.find((c) => c.id === "depth-tob")?.series).toHaveLength(2);
+    // The other metrics a KPI may judge, as reported (no period here sets their KPIs).
+    const reported = v2Record();
+    const topOfBook = page.charts.find((c) => c.id === "top-of-book");
+    expect(topOfBook?.series.map((s) => s.label)).toEqual(["Time at top of book"]);
+    expect(topOfBook?.series[0]?.values).toEqual(Array(8).fill(reported.topOfBookPercentage));
+    const fills = page.charts.find((c) => c.id === "fill-volume");
+    expect(fills?.series.map((s) => s.label)).toEqual(["Maker fills", "Taker fills"]);
+    expect(fills?.series[0]?.values).toEqual(Array(8).fill(reported.orderFillVolumeMaker));
     expect(page.flaggedDays).toEqual([FLAGGED]);
   });
 

@@ -92,11 +92,12 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.signIn(key);
     expect(await visit.goto(MARKET_A)).toBe(200);
     await chartsDrawn(visit);
-    // Seven charts (six depth bands, the spread), each drawn with one point per reported day.
+    // Nine charts (six depth bands, the spread, time at top of book, fill volume), each drawn
+    // with one point per reported day.
     const drawn = await visit.page
       .locator("figure.chart")
       .evaluateAll((figures) => figures.map((f) => f.getAttribute("data-drawn-points")));
-    expect(drawn).toEqual(Array(7).fill("8"));
+    expect(drawn).toEqual(Array(9).fill("8"));
     expect(await visit.tableRows("Depth at 200 bps, by day")).toEqual(DEPTH_200_ROWS);
     expect((await visit.tableRows("Bid-ask spread, by day"))[5]).toBe("2025-03-06 | 0.16 | 0.5");
     // The day whose report carries a quality flag, in words.

@@ -43,7 +43,8 @@ type Deps = ListDeps & { obligations: ObligationStore };
  * A market page (issue 14): the market's reports over the range, read through the listing
  * (the caller's own reports, or a project's or operator's scoped ones), drawn as depth per
  * band (bid and ask) and spread, with the thresholds of the obligation periods naming the
- * market as lines (null on days no period holds). Outside the caller's scope: not found.
+ * market as lines (null on days no period holds), and the two other metrics a KPI may judge
+ * (time at top of book, maker fills). Outside the caller's scope: not found.
  */
 export async function marketPage(
   deps: Deps,
@@ -131,5 +132,29 @@ function chartsOf(reports: ReportCsvItem[], kpis: Kpis[]): Chart[] {
       { label: "Maximum spread", threshold: true, values: threshold("maxBidAskSpread") },
     ]),
   };
-  return [...depth, spread];
+  // The other two KPIs an obligation may set: without them a day "missed" on them showed no cause.
+  const topOfBook: Chart = {
+    id: "top-of-book",
+    title: "Share of time at top of book",
+    unit: "%",
+    series: lines([
+      { label: "Time at top of book", threshold: false, values: metric("topOfBookPercentage") },
+      { label: "Minimum time", threshold: true, values: threshold("minTopOfBookPercentage") },
+    ]),
+  };
+  const fills: Chart = {
+    id: "fill-volume",
+    title: "Order fill volume",
+    unit: "USD",
+    series: lines([
+      { label: "Maker fills", threshold: false, values: metric("orderFillVolumeMaker") },
+      { label: "Taker fills", threshold: false, values: metric("orderFillVolumeTaker") },
+      {
+        label: "Minimum maker fills",
+        threshold: true,
+        values: threshold("minOrderFillVolumeMaker"),
+      },
+    ]),
+  };
+  return [...depth, spread, topOfBook, fills];
 }
