@@ -38,6 +38,21 @@ describe("dashboard addresses that name no page", () => {
     }
   });
 
+  it("an operator's coin page for a coin nobody knows is a 404, as a project's is", async () => {
+    for (const kind of ["operator", "project"] as const) {
+      const response = await sessions[kind]?.get("/app/coins/nonexistent-coin");
+      expect(response?.statusCode, kind).toBe(404);
+      expect(response?.body).toContain("Coin not found");
+    }
+    expect((await sessions.operator?.get("/app/coins/chainlink"))?.statusCode).toBe(200);
+  });
+
+  it("/app/sign-in, reloaded after a failed sign-in, leads back to the form", async () => {
+    const response = await world.t.request({ url: "/app/sign-in" });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe("/app");
+  });
+
   it("a path that cannot be decoded is the dashboard's 404 page, with its headers", async () => {
     for (const url of ["/app/coins/%zz/acme", "/app/submissions/%E0%A4%A"]) {
       const response = await sessions.acme?.get(url);

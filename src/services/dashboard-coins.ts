@@ -85,6 +85,10 @@ export async function coinPage(
     deps.referenceData.current(),
   ]);
   const { medians } = scorecards;
+  // An operator reads every coin: one that neither the reference data nor any obligation
+  // knows (a typo) is not found, as a coin outside a project's scope is.
+  if (ref.coins.get(baseCoinId) === undefined && scorecards.items.length === 0)
+    throw new NotFoundError("Coin not found");
   const organizations = [...new Set(scorecards.items.map((s) => s.organizationId))];
   const makers = organizations.map((id) =>
     summaryOf(

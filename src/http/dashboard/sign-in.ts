@@ -28,8 +28,8 @@ ${error === undefined ? "" : html`<p class="error" role="alert" id="sign-in-erro
 }
 
 /**
- * `GET /app` (the sign-in form, or the caller's first page when signed in) and
- * `POST /app/sign-in`. Failed sign-ins count against the address's budget of failed
+ * `GET /app` (the sign-in form, or the caller's first page when signed in),
+ * `POST /app/sign-in` (and `GET /app/sign-in`, back to `/app`). Failed sign-ins count against the address's budget of failed
  * authentications, as on the API.
  */
 export function signInRoutes(
@@ -55,6 +55,12 @@ export function signInRoutes(
     request.dashboard = { ...session, nav: deps.nav };
     return sendPage(request, reply, { title: "Dashboard", body: html`<p>No pages yet.</p>` });
   });
+
+  // After a failed sign-in the address bar shows /app/sign-in: reloading it, or coming back
+  // to it, leads to the form (or, signed in, to the first page).
+  app.get("/sign-in", { schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect("/app", 303),
+  );
 
   app.post("/sign-in", { schema: { hide: true } }, async (request, reply) => {
     if (foreignOrigin(request, deps.policy))

@@ -58,7 +58,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 
 function table(page: ReportPage, withOrganization: boolean): Html {
   const head = [...(withOrganization ? ["Market maker"] : []), "Date", "Exchange", "Base", "Quote"];
-  const numeric = ["Bid depth ±2%", "Ask depth ±2%", "Spread %", "Top of book %"];
+  const numeric = ["Bid depth ±2% (USD)", "Ask depth ±2% (USD)", "Spread %", "Top of book %"];
   return html`<div class="table-wrap" tabindex="0"><table id="reports">
 <caption>Reports (${page.totalCount} matching)</caption>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th><th scope="col">Quality flags</th></tr></thead>
