@@ -74,6 +74,14 @@ describe("the operator's pages", () => {
     );
   });
 
+  it("offers every coin it reads reports of as a reports filter, ended engagements' too", async () => {
+    const page = await operator.get("/app/reports");
+    const coins = [...page.body.matchAll(/<option value="([^"]*)"/g)].map((m) => m[1]);
+    expect(coins).toContain("aave");
+    const filtered = await operator.get("/app/reports?baseCoinId=aave");
+    expect(filtered.statusCode).toBe(200);
+  });
+
   it("lists the keys by prefix, label, last use and revocation, never a secret or hash", async () => {
     const page = await operator.get("/app/keys");
     const rows = tableRows(page.body, "API keys (6, 5 active)");

@@ -2,6 +2,7 @@ import type { Caller } from "../domain/caller.js";
 import { calendarPage } from "./dashboard-calendar.js";
 import { coinIndex, coinPage, makerPage } from "./dashboard-coins.js";
 import { type MarketKey, marketPage } from "./dashboard-market.js";
+import { readableEngagements } from "./dashboard-scope.js";
 
 type Deps = Parameters<typeof coinIndex>[0] &
   Parameters<typeof marketPage>[0] &
@@ -24,5 +25,6 @@ export function createDashboardPages(deps: Deps) {
       calendarPage(deps, caller, key, query),
     market: (caller: Caller, market: MarketKey, query: Range) =>
       marketPage(deps, caller, market, query),
+    readableEngagements: (caller: Caller) => readableEngagements(deps, caller),
   };
 }

@@ -23,3 +23,18 @@ export async function engagedMakerName(
     throw new NotFoundError(notFound);
   return organization.name;
 }
+
+/**
+ * The market makers and coins a project's or operator's key reads reports of: every
+ * engagement in its scope, ended ones included (CONTRACT section 4), with names. What the
+ * reports page offers as filters; a market maker's key reads its active engagements' coins.
+ */
+export async function readableEngagements(
+  deps: { organizations: OrganizationStore },
+  caller: Caller,
+): Promise<{ organizationId: string; organizationName: string; baseCoinId: string }[]> {
+  const scope = readScope(caller);
+  if (scope.kind === "organization") return [];
+  const coins = scope.kind === "coins" ? scope.baseCoinIds : undefined;
+  return deps.organizations.engagementsAcross(undefined, coins);
+}

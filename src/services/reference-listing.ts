@@ -28,7 +28,7 @@ export async function listProjects(deps: ProjectsDeps, caller: Caller) {
   if (scope.kind !== "organization") {
     const coins = scope.kind === "coins" ? scope.baseCoinIds : undefined;
     const [engagements, ref] = await Promise.all([
-      deps.organizations.activeEngagementsAcross(utcDate(deps.now()), coins),
+      deps.organizations.engagementsAcross(utcDate(deps.now()), coins),
       deps.referenceData.current(),
     ]);
     return {

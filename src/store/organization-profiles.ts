@@ -39,12 +39,15 @@ export function organizationProfileQueries(db: Kysely<Tables>) {
 
     /**
      * Engagements active on `today` of every organization (of those for `coins` when given),
-     * with the organization's name, ordered by coin and organization.
+     * with the organization's name, ordered by coin and organization; every engagement, ended
+     * ones included, without `today` (what a project or operator key reads reports of).
      */
-    async activeEngagementsAcross(today: string, coins?: readonly string[]) {
-      let q = engagementsWithNames(db)
-        .where("g.since", "<=", today)
-        .where((eb) => eb.or([eb("g.until", "is", null), eb("g.until", ">=", today)]));
+    async engagementsAcross(today: string | undefined, coins?: readonly string[]) {
+      let q = engagementsWithNames(db);
+      if (today !== undefined)
+        q = q
+          .where("g.since", "<=", today)
+          .where((eb) => eb.or([eb("g.until", "is", null), eb("g.until", ">=", today)]));
       if (coins !== undefined) {
         if (coins.length === 0) return [];
         q = q.where("g.base_coin_id", "in", coins);

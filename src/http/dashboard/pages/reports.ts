@@ -25,18 +25,24 @@ function listQueryOf(request: FastifyRequest): ListQuery {
   return parsed.data;
 }
 
-/** The filters' choices: the coins and organizations of the caller's engagements, exchanges. */
+/**
+ * The filters' choices: the coins and organizations whose reports the caller reads (a market
+ * maker: its active engagements' coins; a project or operator: every engagement in scope,
+ * ended ones included), and the exchanges.
+ */
 async function choicesFor(services: Services, caller: Caller): Promise<FilterChoices> {
-  const [projects, exchanges] = await Promise.all([
+  const [projects, engaged, exchanges, ref] = await Promise.all([
     services.listProjects(caller),
+    services.dashboardPages.readableEngagements(caller),
     services.listExchanges(),
+    services.referenceData.current(),
   ]);
   const coins = new Map(projects.items.map((p) => [p.id, `${p.symbol} (${p.name})`]));
   const organizations = new Map<string, string>();
-  for (const item of projects.items as { organizationId?: string; organizationName?: string }[]) {
-    if (item.organizationId !== undefined) {
-      organizations.set(item.organizationId, item.organizationName ?? item.organizationId);
-    }
+  for (const e of engaged) {
+    const coin = ref.coins.get(e.baseCoinId);
+    coins.set(e.baseCoinId, coin === undefined ? e.baseCoinId : `${coin.symbol} (${coin.name})`);
+    organizations.set(e.organizationId, e.organizationName);
   }
   const sorted = (m: Map<string, string>) =>
     [...m].map(([id, label]) => ({ id, label })).sort((a, b) => a.label.localeCompare(b.label));
