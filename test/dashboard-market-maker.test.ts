@@ -88,6 +88,21 @@ describe("the reports page", () => {
     );
   });
 
+  it("says why the table is empty: a page past the end (linking to the last), dates the wrong way round", async () => {
+    const past = await acme.get("/app/reports?baseCoinId=uniswap&pageSize=2&page=9");
+    expect(past.body).toContain("Page 9 is past the last page (3) of the 5 matching reports.");
+    expect(past.body).toContain(
+      '<a rel="prev" href="/app/reports?baseCoinId=uniswap&amp;page=3&amp;pageSize=2">Last page</a>',
+    );
+    const reversed = await acme.get("/app/reports?dateGte=2025-03-05&dateLte=2025-03-01");
+    expect(reversed.statusCode).toBe(200);
+    expect(reversed.body).toContain(
+      "No report can match: From (2025-03-05) is after To (2025-03-01).",
+    );
+    const none = await acme.get("/app/reports?baseCoinId=uniswap&dateLte=2020-01-01");
+    expect(none.body).toContain("No report matches these filters.");
+  });
+
   it("downloads the CSV of every matching report, as the API exports it", async () => {
     const csv = await acme.get("/app/reports.csv?baseCoinId=uniswap&dateGte=2025-03-02");
     const api = await world.t.request({
