@@ -47,6 +47,13 @@ describe("dashboard addresses that name no page", () => {
     expect((await sessions.operator?.get("/app/coins/chainlink"))?.statusCode).toBe(200);
   });
 
+  it("a market page says, in each chart's box, where its figures are when JavaScript is off", async () => {
+    const page = await sessions.acme?.get("/app/coins/chainlink/acme/markets/binance/tether/spot");
+    expect(page?.statusCode).toBe(200);
+    const notes = page?.body.match(/<noscript><p class="note">The chart is drawn with JavaScript/g);
+    expect(notes).toHaveLength(9);
+  });
+
   it("/app/sign-in, reloaded after a failed sign-in, leads back to the form", async () => {
     const response = await world.t.request({ url: "/app/sign-in" });
     expect(response.statusCode).toBe(303);

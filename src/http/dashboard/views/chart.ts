@@ -5,8 +5,8 @@ import { figure } from "./market-links.js";
 /**
  * A chart and its numbers: a `<figure>` whose table (in a `<details>`, for screen readers and
  * anyone who wants the figures) is what `dashboard-charts.js` draws, so the chart and the
- * table cannot differ. Without JavaScript the table is the chart. Threshold columns are
- * marked `data-threshold` (drawn dashed).
+ * table cannot differ. Without JavaScript the table is the chart, and the empty chart's box
+ * says so. Threshold columns are marked `data-threshold` (drawn dashed).
  */
 export function chartFigure(chart: Chart, dates: readonly string[]): Html {
   const unit = chart.unit === "%" ? "%" : "USD";
@@ -25,7 +25,7 @@ export function chartFigure(chart: Chart, dates: readonly string[]): Html {
   }
   return html`<figure class="chart" id="${chart.id}" data-points="${dates.length}">
 <figcaption>${chart.title} (${unit})</figcaption>
-<div class="chart-canvas" aria-hidden="true"></div>
+<div class="chart-canvas" aria-hidden="true"><noscript><p class="note">The chart is drawn with JavaScript, which is off: its figures are in the table below (open it).</p></noscript></div>
 <details>
 <summary>${chart.title}: the figures (${dates.length} days)</summary>
 <div class="table-wrap" tabindex="0" role="region" aria-label="${chart.title}: figures">
