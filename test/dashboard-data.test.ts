@@ -6,6 +6,7 @@ import {
   dashboardWorld,
   FLAGGED,
   MARKET_A,
+  MARKET_B_BID,
   WORLD_DAYS,
 } from "./helpers/dashboard-world.js";
 import { v2Record } from "./helpers/fixture.js";
@@ -75,6 +76,16 @@ describe("the market page's data", () => {
     expect(fills?.series.map((s) => s.label)).toEqual(["Maker fills", "Taker fills"]);
     expect(fills?.series[0]?.values).toEqual(Array(8).fill(reported.orderFillVolumeMaker));
     expect(page.flaggedDays).toEqual([FLAGGED]);
+  });
+
+  it("leaves a gap (null) on a day without a report, between the first reported day and the last", async () => {
+    const page = await pages.market(acme, { ...marketA, exchangeId: "kraken", quote: "USD" }, {});
+    expect(page.dates).toEqual(WORLD_DAYS);
+    expect(page.reportedDays).toBe(7);
+    const depth200 = page.charts.find((c) => c.id === "depth-200");
+    expect(depth200?.series[0]?.values).toEqual(MARKET_B_BID);
+    // The threshold holds on that day all the same.
+    expect(depth200?.series[2]?.values[3]).toBe(5000);
   });
 
   it("is not found for another market maker or a project of another coin", async () => {

@@ -1,4 +1,5 @@
 import { type Caller, readScope } from "../domain/caller.js";
+import { addDays } from "../domain/dates.js";
 import type { KpiName, Kpis, ObligationMarket } from "../domain/obligation.js";
 import type { Metric } from "../domain/report.js";
 import type { ReportCsvItem } from "../schemas/report.js";
@@ -21,8 +22,13 @@ export type MarketPage = {
   market: MarketKey & { organizationName: string };
   dateGte: string;
   dateLte: string;
-  /** The days with a report, ascending: the x values of every chart. */
+  /**
+   * Every day from the first reported one to the last, ascending: the x values of every
+   * chart (a day without a report has null values: a gap).
+   */
   dates: string[];
+  /** How many of them have a report. */
+  reportedDays: number;
   charts: Chart[];
   /** The reported days whose report carries quality flags (CONTRACT section 6), ascending. */
   flaggedDays: { date: string; flags: string[] }[];
@@ -61,12 +67,18 @@ export async function marketPage(
       baseCoinId: market.baseCoinId,
     }),
   ]);
-  const kpis = reports.map((r) => kpisOn(periods, market, r.date));
+  // Every day from the first report to the last: a day without a report is a gap in the
+  // lines (null), not a straight segment across it.
+  const byDate = new Map(reports.map((r) => [r.date, r]));
+  const dates = daysFrom(reports[0]?.date, reports.at(-1)?.date);
+  const days = dates.map((date) => byDate.get(date));
+  const kpis = dates.map((date) => kpisOn(periods, market, date));
   return {
     market: { ...market, organizationName },
     ...range,
-    dates: reports.map((r) => r.date),
-    charts: chartsOf(reports, kpis),
+    dates,
+    reportedDays: reports.length,
+    charts: chartsOf(days, kpis),
     flaggedDays: reports.flatMap((r) =>
       r.qualityFlags ? [{ date: r.date, flags: r.qualityFlags.split(" ") }] : [],
     ),
@@ -104,8 +116,16 @@ function kpisOn(periods: StoredObligation[], market: MarketKey, date: string): K
   return period?.kpis ?? {};
 }
 
-function chartsOf(reports: ReportCsvItem[], kpis: Kpis[]): Chart[] {
-  const metric = (m: Metric) => reports.map((r) => (r[m] as number | null | undefined) ?? null);
+/** The dates from `first` to `last`, both included (none without a first). */
+function daysFrom(first: string | undefined, last: string | undefined): string[] {
+  const dates: string[] = [];
+  if (first === undefined || last === undefined) return dates;
+  for (let date = first; date <= last; date = addDays(date, 1)) dates.push(date);
+  return dates;
+}
+
+function chartsOf(reports: (ReportCsvItem | undefined)[], kpis: Kpis[]): Chart[] {
+  const metric = (m: Metric) => reports.map((r) => (r?.[m] as number | null | undefined) ?? null);
   const threshold = (k: KpiName) => kpis.map((p) => p[k] ?? null);
   // A threshold no day sets is no line at all.
   const lines = (series: ChartSeries[]) =>

@@ -27,9 +27,9 @@ export async function sendMarketPage(
   const key = paramsOf(marketParams, request);
   const page = await pages.market(request.dashboard.caller, key, rangeOf(request.query));
   const body = html`${pageStyles()}${chartScripts()}${trail(request, key)}
-<p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${page.dates.length} days reported. Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
+<p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${page.reportedDays} days reported (a day without a report is a gap in the lines). Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
 ${rangeForm(marketPath(key), page, MARKET_PRESETS)}
-${page.dates.length === 0 ? html`<p class="placeholder">No report in this range.</p>` : ""}
+${page.reportedDays === 0 ? html`<p class="placeholder">No report in this range.</p>` : ""}
 <div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>
 ${flaggedDays(page.flaggedDays)}`;
   return sendPage(request, reply, {
