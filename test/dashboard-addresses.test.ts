@@ -54,6 +54,16 @@ describe("dashboard addresses that name no page", () => {
     expect(notes).toHaveLength(9);
   });
 
+  it("a market maker's page for a coin without obligation markets says so and links to its reports", async () => {
+    const own = await sessions.acme?.get("/app/coins/aave/acme");
+    expect(own?.statusCode).toBe(200);
+    expect(own?.body).toContain("No obligation names a market of Aave for Acme Market Making");
+    expect(own?.body).toContain('href="/app/reports?baseCoinId=aave"');
+    expect(own?.body).not.toContain("All 0 markets");
+    const operator = await sessions.operator?.get("/app/coins/aave/acme");
+    expect(operator?.body).toContain('href="/app/reports?baseCoinId=aave&amp;organizationId=acme"');
+  });
+
   it("/app/sign-in, reloaded after a failed sign-in, leads back to the form", async () => {
     const response = await world.t.request({ url: "/app/sign-in" });
     expect(response.statusCode).toBe(303);

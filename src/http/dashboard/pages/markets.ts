@@ -38,6 +38,13 @@ export const ownMarketsPage: DashboardPage = {
   },
 };
 
+/** The Reports page filtered to this market maker's reports of the coin. */
+function reportsLink(kind: string, key: { baseCoinId: string; organizationId: string }): string {
+  const query = new URLSearchParams({ baseCoinId: key.baseCoinId });
+  if (kind !== "market_maker") query.set("organizationId", key.organizationId);
+  return `/app/reports?${query}`;
+}
+
 /**
  * One market maker's markets for a coin, its coverage calendar and each market's charts
  * (issue 14), for every caller kind within its scope: a market maker its own, a project its
@@ -60,11 +67,15 @@ export const makerPages: DashboardPage = {
         const body = html`${pageStyles()}${trail(request, { baseCoinId: key.baseCoinId })}
 <p class="lede">${page.maker.organizationName}'s obligation markets for ${page.coin.name}, ${page.dateGte} to ${page.dateLte}. <a href="${calendarPath(key)}">Coverage calendar</a></p>
 ${rangeForm(makerPath(key), page, RANGE_PRESETS)}
-<div class="table-wrap" tabindex="0" role="region" aria-label="Markets"><table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
+${
+  page.markets.length === 0
+    ? html`<p class="placeholder">No obligation names a market of ${page.coin.name} for ${page.maker.organizationName} in this range, so there is nothing to score. Its reports, if any, are on <a href="${reportsLink(request.dashboard.caller.kind, key)}">the Reports page</a>.</p>`
+    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Markets"><table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market (charts)</th>${summaryHead}<th scope="col" class="num">Days eligible</th></tr></thead>
 <tbody>${rows}</tbody>
-<tfoot><tr><th scope="row">All ${page.maker.markets} markets</th>${summaryCells(page.maker)}<td></td></tr></tfoot>
-</table></div>`;
+<tfoot><tr><th scope="row">All ${page.maker.markets} markets</th>${summaryCells(page.maker)}<td class="num">${page.markets.reduce((sum, m) => sum + m.daysEligible, 0)}</td></tr></tfoot>
+</table></div>`
+}`;
         return sendPage(request, reply, {
           title: `${page.maker.organizationName}: ${page.coin.name}`,
           body,
