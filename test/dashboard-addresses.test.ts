@@ -64,6 +64,14 @@ describe("dashboard addresses that name no page", () => {
     expect(operator?.body).toContain('href="/app/reports?baseCoinId=aave&amp;organizationId=acme"');
   });
 
+  it("an address with a trailing slash leads to the page without it", async () => {
+    const response = await sessions.acme?.get("/app/overview/?date=2025-03-03");
+    expect(response?.statusCode).toBe(301);
+    expect(response?.headers.location).toBe("/app/overview?date=2025-03-03");
+    expect((await sessions.acme?.get("/app/nothing-here/"))?.statusCode).toBe(301);
+    expect((await sessions.acme?.get("/app/nothing-here"))?.statusCode).toBe(404);
+  });
+
   it("/app/sign-in, reloaded after a failed sign-in, leads back to the form", async () => {
     const response = await world.t.request({ url: "/app/sign-in" });
     expect(response.statusCode).toBe(303);

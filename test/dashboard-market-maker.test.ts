@@ -103,6 +103,13 @@ describe("the reports page", () => {
     expect(none.body).toContain("No report matches these filters.");
   });
 
+  it("says in words why a report is ineligible, beside its code", async () => {
+    const page = await acme.get("/app/reports?pageSize=500");
+    expect(page.body).toContain(
+      '<abbr title="The pair (base and quote) does not exist on the exchange">pair_not_found</abbr>',
+    );
+  });
+
   it("downloads the CSV of every matching report, as the API exports it", async () => {
     const csv = await acme.get("/app/reports.csv?baseCoinId=uniswap&dateGte=2025-03-02");
     const api = await world.t.request({

@@ -56,9 +56,14 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
     await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
     await app.register(cookie);
     app.setErrorHandler(dashboardErrorHandler);
-    app.setNotFoundHandler((request, reply) =>
-      sendErrorPage(request, reply, 404, [`There is no page ${request.url.split("?")[0]}.`]),
-    );
+    app.setNotFoundHandler((request, reply) => {
+      const [path = "", query] = request.url.split("?");
+      // `/app/overview/` is `/app/overview`: a trailing slash is a typing habit, not a page.
+      const trimmed = path.replace(/\/+$/, "");
+      if (request.method === "GET" && trimmed !== path && trimmed.startsWith("/app/"))
+        return reply.redirect(query === undefined ? trimmed : `${trimmed}?${query}`, 301);
+      return sendErrorPage(request, reply, 404, [`There is no page ${path}.`]);
+    });
     app.addHook("onRequest", async (_request, reply) => {
       dashboardHeaders(reply);
     });

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ListQuery, reportPageSchema } from "../../../schemas/list-query.js";
+import { ELIGIBILITY_REASON_DESCRIPTIONS } from "../../../schemas/report.js";
 import { type Html, html } from "../html.js";
 import { groupedFigure } from "../views/market-links.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
@@ -44,6 +45,12 @@ ${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
 </form>`;
 }
 
+/** "eligible", or the reason in words with its code (the code is what the API and CSV say). */
+function eligibilityText(reason: Item["eligibilityReason"]): Html {
+  if (reason === null || reason === undefined) return html`eligible`;
+  return html`<abbr title="${ELIGIBILITY_REASON_DESCRIPTIONS[reason]}">${reason}</abbr><span class="note"> (${ELIGIBILITY_REASON_DESCRIPTIONS[reason]})</span>`;
+}
+
 function row(item: Item, withOrganization: boolean): Html {
   return html`<tr>
 ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
@@ -51,7 +58,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 <td>${item.quoteCoinId ?? item.quoteCoinSymbol ?? ""}</td>
 <td class="num">${groupedFigure(item.bidDepth200)}</td><td class="num">${groupedFigure(item.askDepth200)}</td>
 <td class="num">${groupedFigure(item.bidAskSpread)}</td><td class="num">${groupedFigure(item.topOfBookPercentage)}</td>
-<td>${item.eligibilityReason ?? "eligible"}</td>
+<td>${eligibilityText(item.eligibilityReason)}</td>
 <td class="flags">${qualityFlagsText(item.qualityFlags)}</td>
 </tr>`;
 }
