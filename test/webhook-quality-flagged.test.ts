@@ -188,6 +188,8 @@ describe("quality.flagged", () => {
       ["2026-02-21", true],
       ["2026-02-21", false],
     ]);
+    // Days before notifications started that no obligation period holds: nothing to judge.
+    expect(read.earlyDays).toEqual([]);
     // Every version's day is judged (report.late, kpi.missed) all the same.
     expect(read.ranges).toEqual([
       {

@@ -69,7 +69,14 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
       ...(deadlinesDone > state.deadlinesDone
         ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
         : []),
-      ...versions.ranges,
+      // Before firstDay, only the market-days of the versions read (see below).
+      ...versions.ranges.map((r) => clip(r, state.firstDay, lastDue)),
+      ...versions.earlyDays.map((d) => ({
+        organizationId: d.organizationId,
+        baseCoinId: d.baseCoinId,
+        dateGte: d.date,
+        dateLte: d.date,
+      })),
       // A period set or changed for days before notifications started judges none of them.
       ...changes.map((c) =>
         clip(

@@ -23,8 +23,9 @@ export type VersionsRead = {
   ranges: TouchedRange[];
   /**
    * The market-days of the versions dated before the first day notifications watched (the
-   * producer's `firstDay`): of those days, only these are judged (a report arriving or
-   * corrected now), never the untouched markets and days the ranges also cover.
+   * producer's `firstDay`) inside an obligation period of their organization and coin: of
+   * those days, only these are judged (a report arriving or corrected now), never the
+   * untouched markets and days around them.
    */
   earlyDays: MarketDay[];
   /**

@@ -91,7 +91,12 @@ const ANSWER = sql`
     select distinct organization_id as "organizationId", base_coin_id as "baseCoinId",
       exchange_id as "exchangeId", quote_key as quote, instrument_type as "instrumentType",
       to_char(date, 'YYYY-MM-DD') as date
-    from touched where date < (select first_day from webhook_event_producer)
+    from touched t where t.date < (select first_day from webhook_event_producer)
+      -- Only days an obligation period holds can raise an event: a backfill of history owed
+      -- by nobody (the benchmark's ingest, say) reads nothing more into the pass.
+      and exists (select 1 from obligations o
+        where o.organization_id = t.organization_id and o.base_coin_id = t.base_coin_id
+          and o.since <= t.date and (o.until is null or o.until >= t.date))
   ),
   flag_changes as (
     select id, report_id as "reportId", organization_id as "organizationId",
