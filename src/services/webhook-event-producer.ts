@@ -10,6 +10,8 @@ import {
 } from "../domain/webhook-event-rules.js";
 import type { DayScorecard } from "../store/scorecard-store.js";
 import type { Stores } from "../store/stores.js";
+import type { VersionsRead } from "../store/webhook-producer-rows.js";
+import type { ChangedPeriod, ProducerState } from "../store/webhook-producer-store.js";
 import { announceQuality } from "./webhook-quality-events.js";
 
 export type ProducerOptions = {
@@ -65,34 +67,7 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     const lastDue = lastDueDay(judgedAt, deadlineUtc);
     const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
     const deadlinesDone = lastDue < deadlineCatchUp ? lastDue : deadlineCatchUp;
-    const ranges = merged([
-      ...(deadlinesDone > state.deadlinesDone
-        ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
-        : []),
-      // Before firstDay, only the market-days of the versions read (see below).
-      ...versions.ranges.map((r) => clip(r, state.firstDay, lastDue)),
-      ...versions.earlyDays.map((d) => ({
-        organizationId: d.organizationId,
-        baseCoinId: d.baseCoinId,
-        dateGte: d.date,
-        dateLte: d.date,
-      })),
-      // A period set or changed for days before notifications started judges none of them.
-      ...changes.map((c) =>
-        clip(
-          {
-            organizationId: c.organizationId,
-            baseCoinId: c.baseCoinId,
-            dateGte: c.since,
-            dateLte: c.until ?? lastDue,
-          },
-          state.firstDay,
-          lastDue,
-        ),
-      ),
-    ])
-      .map((r) => clip(r, EARLIEST_DATE, lastDue))
-      .filter((r) => r.dateGte <= r.dateLte);
+    const ranges = rangesToJudge({ state, versions, changes, deadlinesDone, lastDue });
     // Before firstDay, only the market-days of the versions read are judged.
     const early = new Set(versions.earlyDays.map(marketDayKey));
     const days = await judge(
@@ -116,6 +91,45 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
       deadlinesDone < lastDue;
     return { busy: false, more, recorded };
   });
+}
+
+/**
+ * The days a pass judges, one range per organization and coin: the deadlines passed since the
+ * last pass; the days of the versions read (before `firstDay`, the deadlines notifications
+ * started after, only the market-days an obligation holds: `earlyDays`); the days of the
+ * periods and engagements changed (never before `firstDay`).
+ */
+function rangesToJudge(pass: {
+  state: ProducerState;
+  versions: VersionsRead;
+  changes: readonly ChangedPeriod[];
+  deadlinesDone: string;
+  lastDue: string;
+}): Range[] {
+  const { state, versions, changes, deadlinesDone, lastDue } = pass;
+  const sinceStart = (r: Range) => clip(r, state.firstDay, lastDue);
+  return merged([
+    ...(deadlinesDone > state.deadlinesDone
+      ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
+      : []),
+    ...versions.ranges.map(sinceStart),
+    ...versions.earlyDays.map((d) => ({
+      organizationId: d.organizationId,
+      baseCoinId: d.baseCoinId,
+      dateGte: d.date,
+      dateLte: d.date,
+    })),
+    ...changes.map((c) =>
+      sinceStart({
+        organizationId: c.organizationId,
+        baseCoinId: c.baseCoinId,
+        dateGte: c.since,
+        dateLte: c.until ?? lastDue,
+      }),
+    ),
+  ])
+    .map((r) => clip(r, EARLIEST_DATE, lastDue))
+    .filter((r) => r.dateGte <= r.dateLte);
 }
 
 /**
