@@ -25,25 +25,37 @@ function listQueryOf(request: FastifyRequest): ListQuery {
   return parsed.data;
 }
 
+/** The coins (id -> label) and market makers (id -> name) whose reports `caller` reads. */
+async function readChoices(services: Services, caller: Caller) {
+  const coins = new Map<string, string>();
+  const organizations = new Map<string, string>();
+  if (caller.kind === "market_maker") {
+    for (const p of (await services.listProjects(caller)).items)
+      coins.set(p.id, `${p.symbol} (${p.name})`);
+    return { coins, organizations };
+  }
+  const [engaged, ref] = await Promise.all([
+    services.dashboardPages.readableEngagements(caller),
+    services.referenceData.current(),
+  ]);
+  for (const e of engaged) {
+    const coin = ref.coins.get(e.baseCoinId);
+    coins.set(e.baseCoinId, coin === undefined ? e.baseCoinId : `${coin.symbol} (${coin.name})`);
+    organizations.set(e.organizationId, e.organizationName);
+  }
+  return { coins, organizations };
+}
+
 /**
  * The filters' choices: the coins and organizations whose reports the caller reads (a market
  * maker: its active engagements' coins; a project or operator: every engagement in scope,
  * ended ones included), and the exchanges.
  */
 async function choicesFor(services: Services, caller: Caller): Promise<FilterChoices> {
-  const [projects, engaged, exchanges, ref] = await Promise.all([
-    services.listProjects(caller),
-    services.dashboardPages.readableEngagements(caller),
+  const [{ coins, organizations }, exchanges] = await Promise.all([
+    readChoices(services, caller),
     services.listExchanges(),
-    services.referenceData.current(),
   ]);
-  const coins = new Map(projects.items.map((p) => [p.id, `${p.symbol} (${p.name})`]));
-  const organizations = new Map<string, string>();
-  for (const e of engaged) {
-    const coin = ref.coins.get(e.baseCoinId);
-    coins.set(e.baseCoinId, coin === undefined ? e.baseCoinId : `${coin.symbol} (${coin.name})`);
-    organizations.set(e.organizationId, e.organizationName);
-  }
   const sorted = (m: Map<string, string>) =>
     [...m].map(([id, label]) => ({ id, label })).sort((a, b) => a.label.localeCompare(b.label));
   return {

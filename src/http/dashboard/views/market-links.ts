@@ -56,7 +56,7 @@ export const figure = (value: number | null | undefined) =>
  * computed in binary floating point (183875.90500000003) shows as the decimal it stands for
  * (183875.905), and a submitted value as it was submitted.
  */
-export const withoutBinaryNoise = (value: number) => Number(value.toPrecision(15));
+const withoutBinaryNoise = (value: number) => Number(value.toPrecision(15));
 
 /**
  * A submitted figure with thousands separators and every decimal it was submitted with (no
