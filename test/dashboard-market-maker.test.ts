@@ -108,6 +108,9 @@ describe("the reports page", () => {
     expect(page.body).toContain(
       '<abbr title="The pair (base and quote) does not exist on the exchange">pair_not_found</abbr>',
     );
+    expect(page.body).toContain(
+      "<dt>pair_not_found</dt><dd>The pair (base and quote) does not exist on the exchange</dd>",
+    );
   });
 
   it("downloads the CSV of every matching report, as the API exports it", async () => {

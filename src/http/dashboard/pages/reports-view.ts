@@ -45,10 +45,17 @@ ${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
 </form>`;
 }
 
-/** "eligible", or the reason in words with its code (the code is what the API and CSV say). */
+/** "eligible", or the reason's code with its words on hover (all of them under the table). */
 function eligibilityText(reason: Item["eligibilityReason"]): Html {
   if (reason === null || reason === undefined) return html`eligible`;
-  return html`<abbr title="${ELIGIBILITY_REASON_DESCRIPTIONS[reason]}">${reason}</abbr><span class="note"> (${ELIGIBILITY_REASON_DESCRIPTIONS[reason]})</span>`;
+  return html`<abbr title="${ELIGIBILITY_REASON_DESCRIPTIONS[reason]}">${reason}</abbr>`;
+}
+
+/** The ineligibility reasons of the page's reports, each in words, once. */
+function eligibilityLegend(items: readonly Item[]): Html {
+  const reasons = [...new Set(items.flatMap((i) => i.eligibilityReason ?? []))];
+  if (reasons.length === 0) return html``;
+  return html`<dl class="note">${reasons.map((r) => html`<dt>${r}</dt><dd>${ELIGIBILITY_REASON_DESCRIPTIONS[r]}</dd>`)}</dl>`;
 }
 
 function row(item: Item, withOrganization: boolean): Html {
@@ -70,7 +77,8 @@ function table(page: ReportPage, withOrganization: boolean): Html {
 <caption>Reports (${page.totalCount} matching)</caption>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th><th scope="col">Quality flags</th></tr></thead>
 <tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>
-</table></div>`;
+</table></div>
+${eligibilityLegend(page.items)}`;
 }
 
 function pager(query: ListQuery, page: ReportPage): Html {
