@@ -68,6 +68,9 @@ describe("dashboard addresses that name no page", () => {
     const response = await sessions.acme?.get("/app/overview/?date=2025-03-03");
     expect(response?.statusCode).toBe(301);
     expect(response?.headers.location).toBe("/app/overview?date=2025-03-03");
+    // The query is kept whole, a second "?" included.
+    const twoMarks = await sessions.acme?.get("/app/overview/?a=1?b=2");
+    expect(twoMarks?.headers.location).toBe("/app/overview?a=1?b=2");
     expect((await sessions.acme?.get("/app/nothing-here/"))?.statusCode).toBe(301);
     expect((await sessions.acme?.get("/app/nothing-here"))?.statusCode).toBe(404);
   });
@@ -88,5 +91,13 @@ describe("dashboard addresses that name no page", () => {
       expect(response?.headers["x-frame-options"]).toBe("DENY");
       expect(response?.headers["content-security-policy"]).toBeDefined();
     }
+  });
+
+  it("a path segment longer than the router takes is the dashboard's 404 page too", async () => {
+    const response = await sessions.acme?.get(`/app/coins/${"a".repeat(16_385)}/acme`);
+    expect(response?.statusCode).toBe(404);
+    expect(String(response?.headers["content-type"])).toMatch(/^text\/html/);
+    expect(response?.body).toContain("longer than any id");
+    expect(response?.headers["x-frame-options"]).toBe("DENY");
   });
 });

@@ -77,6 +77,21 @@ describe("ids in paths", () => {
     }
   });
 
+  it("an id longer than the router takes (16,384 characters) is a 404 in the API's shape too", async () => {
+    // Over HTTP only where Node is allowed headers over 16 KiB (--max-http-header-size).
+    for (const key of [KEYS.acme, null]) {
+      const url = `/api/v1/submissions/${"a".repeat(16_385)}`;
+      const response = await t.request({ method: "GET", url, key });
+      expect(response.statusCode, response.body).toBe(404);
+      expect(response.json()).toEqual({
+        statusCode: 404,
+        error: "Not Found",
+        message: "Not found: the path has a segment longer than any id",
+      });
+      expectApiHeaders(response.headers);
+    }
+  });
+
   it("an unknown route of the API is a 404 that is not cached either", async () => {
     const response = await t.request({ method: "PUT", url: "/api/v1/reports", key: KEYS.acme });
     expect(response.statusCode).toBe(404);

@@ -17,7 +17,7 @@ import { shedLoadAbove } from "./abuse/in-flight.js";
 import type { RateCounters } from "./abuse/rate-counters.js";
 import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
-import { dashboardRoutes, sendUndecodablePage } from "./dashboard/index.js";
+import { dashboardRoutes, sendRefusedPathPage } from "./dashboard/index.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
@@ -57,6 +57,16 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 const MAX_PATH_PARAMETER_LENGTH = 16_384;
 
 const isApiPath = (url: string) => url.startsWith("/api/");
+
+/**
+ * The router's refusals of a path, by error code: such a path names nothing, a 404. A
+ * parameter over MAX_PATH_PARAMETER_LENGTH reaches here only where Node is allowed longer
+ * headers (`--max-http-header-size`).
+ */
+const PATH_REFUSALS: Record<string, string> = {
+  FST_ERR_BAD_URL: "has an invalid percent-encoding",
+  FST_ERR_MAX_PARAM_LENGTH: "has a segment longer than any id",
+};
 
 /** Builds the HTTP application; never listens (main.ts and tests decide that). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -174,16 +184,15 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
       const reply = rawReply as FastifyReply;
       reply.header("x-request-id", request.id).header("x-content-type-options", "nosniff");
       if (isApiPath(request.url)) reply.header("cache-control", "no-store");
+      const why = PATH_REFUSALS[error.code];
       // The only other framework error is FST_ERR_ASYNC_CONSTRAINT, and no route has one.
-      if (error.code !== "FST_ERR_BAD_URL") {
+      if (why === undefined) {
         request.log.error({ err: error }, "request failed");
         return reply.code(500).send(errorBody(500, INTERNAL_ERROR_MESSAGE));
       }
       if (request.url === "/app" || request.url.startsWith("/app/"))
-        return sendUndecodablePage(request, reply);
-      return reply
-        .code(404)
-        .send(errorBody(404, "Not found: the path has an invalid percent-encoding"));
+        return sendRefusedPathPage(request, reply, why);
+      return reply.code(404).send(errorBody(404, `Not found: the path ${why}`));
     },
     // Slow clients: headers, like the whole request, must arrive within the timeout. Node
     // checks those timeouts every `connectionsCheckingInterval` (30 s by default: too coarse).

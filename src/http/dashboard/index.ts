@@ -34,14 +34,17 @@ export function dashboardHeaders(reply: FastifyReply): void {
 }
 
 /**
- * A dashboard address the router could not decode (a bad percent-encoding): no route or hook
- * saw it, so it gets the dashboard's headers and its 404 page here (see app.ts).
+ * A dashboard address the router refused (a bad percent-encoding, a segment too long): no
+ * route or hook saw it, so it gets the dashboard's headers and its 404 page here (see app.ts).
+ * `why` completes "its path …".
  */
-export function sendUndecodablePage(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function sendRefusedPathPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  why: string,
+): FastifyReply {
   dashboardHeaders(reply);
-  return sendErrorPage(request, reply, 404, [
-    "There is no page at this address: its path has an invalid percent-encoding.",
-  ]);
+  return sendErrorPage(request, reply, 404, [`There is no page at this address: its path ${why}.`]);
 }
 
 /**
@@ -57,7 +60,9 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
     await app.register(cookie);
     app.setErrorHandler(dashboardErrorHandler);
     app.setNotFoundHandler((request, reply) => {
-      const [path = "", query] = request.url.split("?");
+      const queryAt = request.url.indexOf("?");
+      const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+      const query = queryAt < 0 ? undefined : request.url.slice(queryAt + 1);
       // `/app/overview/` is `/app/overview`: a trailing slash is a typing habit, not a page.
       const trimmed = path.replace(/\/+$/, "");
       if (request.method === "GET" && trimmed !== path && trimmed.startsWith("/app/"))
