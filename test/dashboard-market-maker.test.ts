@@ -126,6 +126,24 @@ describe("the reports page", () => {
     expect(csv.body.trim().split("\r\n")).toHaveLength(1 + 4);
   });
 
+  it("reads include as the API does: quality adds the column, any other value is ignored", async () => {
+    const base = "baseCoinId=uniswap&dateGte=2025-03-02";
+    for (const include of ["quality", "foo,quality", "foo", "QUALITY"]) {
+      const csv = await acme.get(`/app/reports.csv?${base}&include=${include}`);
+      const api = await world.t.request({
+        url: `/api/v1/reports?${base}&include=${include}`,
+        key: SCORECARD_KEYS.acme,
+        headers: { accept: "text/csv" },
+      });
+      expect(csv.statusCode, include).toBe(200);
+      expect(csv.body, include).toBe(api.body);
+      expect(csv.body.split("\r\n")[0]?.endsWith(",qualityFlags"), include).toBe(
+        include.includes("quality"),
+      );
+    }
+    expect((await acme.get(`/app/reports?${base}&include=foo`)).statusCode).toBe(200);
+  });
+
   it("answers a bad filter with the API's 400 problem", async () => {
     const page = await acme.get("/app/reports?pageSize=501");
     expect(page.statusCode).toBe(400);

@@ -60,6 +60,16 @@ export const listQuerySchema = z.object({
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
+/**
+ * What the listing takes of a query's `include` (CONTRACT section 6) before validation:
+ * `quality` when one of its values is (repeated or comma-separated), else nothing, so that any
+ * other value is ignored like an unknown parameter (section 2).
+ */
+export function includeOf(value: unknown): "quality" | undefined {
+  const values = [value].flat().flatMap((v) => (typeof v === "string" ? v.split(",") : []));
+  return values.some((v) => v.trim() === "quality") ? "quality" : undefined;
+}
+
 export const reportPageSchema = z.object({
   page: wholeNumber().meta({ description: "This page's number, from 1" }),
   totalPages: wholeNumber().meta({ description: "Pages at this pageSize" }),

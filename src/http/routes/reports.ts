@@ -6,7 +6,7 @@ import { ValidationError } from "../../domain/errors.js";
 import type { SchemaVersion } from "../../domain/report.js";
 import { exampleReportPage, exampleV1Record, exampleV2Record } from "../../schemas/examples.js";
 import { idempotencyKeySchema } from "../../schemas/idempotency.js";
-import { listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
+import { includeOf, listQuerySchema, reportPageSchema } from "../../schemas/list-query.js";
 import {
   MAX_V1_BATCH,
   MAX_V2_BATCH,
@@ -179,9 +179,9 @@ async function ignoreUnknownAdditions(request: FastifyRequest): Promise<void> {
   if (readScope(request.caller).kind === "organization")
     Reflect.deleteProperty(query, "organizationId");
   if (query.include === undefined) return;
-  const values = [query.include].flat().flatMap((v) => (typeof v === "string" ? v.split(",") : []));
-  if (values.some((v) => v.trim() === "quality")) query.include = "quality";
-  else Reflect.deleteProperty(query, "include");
+  const include = includeOf(query.include);
+  if (include === undefined) Reflect.deleteProperty(query, "include");
+  else query.include = include;
 }
 
 /** `x-dry-run`: true or false in any case, or absent; anything else must not persist silently. */

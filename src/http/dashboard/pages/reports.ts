@@ -3,7 +3,7 @@ import type { HttpConfig } from "../../../config.js";
 import type { Caller } from "../../../domain/caller.js";
 import { readScope } from "../../../domain/caller.js";
 import { ValidationError } from "../../../domain/errors.js";
-import { type ListQuery, listQuerySchema } from "../../../schemas/list-query.js";
+import { includeOf, type ListQuery, listQuerySchema } from "../../../schemas/list-query.js";
 import { problemsOf } from "../../../schemas/problems.js";
 import type { Services } from "../../../services/index.js";
 import { limitExportsPerKey } from "../../abuse/exports.js";
@@ -18,9 +18,14 @@ import {
   reportsBody,
 } from "./reports-view.js";
 
-/** The listing query of a form, checked by the API's own schema (same 400 problems). */
+/**
+ * The listing query of a form, checked by the API's own schema (same 400 problems); `include`
+ * is read as the API reads it (any value but `quality` ignored).
+ */
 function listQueryOf(request: FastifyRequest): ListQuery {
-  const parsed = listQuerySchema.safeParse(formQuery(request.query));
+  const { include: _, ...form } = formQuery(request.query);
+  const include = includeOf((request.query as Record<string, unknown> | undefined)?.include);
+  const parsed = listQuerySchema.safeParse(include === undefined ? form : { ...form, include });
   if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
   return parsed.data;
 }
@@ -101,12 +106,14 @@ export const reportsPage: DashboardPage = {
     });
     app.get("/reports.csv", { schema: { hide: true } }, async (request, reply) => {
       const { caller } = request.dashboard;
-      const chunks = services.exportReports(caller, listQueryOf(request));
+      const query = listQueryOf(request);
+      const chunks = services.exportReports(caller, query);
       const first = await services.guard(() => chunks.next());
+      const across = readScope(caller).kind !== "organization";
       return reply
         .header("content-type", "text/csv; charset=utf-8")
         .header("content-disposition", 'attachment; filename="reports.csv"')
-        .send(reportCsvStream(first, chunks, readScope(caller).kind !== "organization"));
+        .send(reportCsvStream(first, chunks, across, query.include === "quality"));
     });
   },
 };
