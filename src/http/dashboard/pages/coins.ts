@@ -4,7 +4,14 @@ import type { Services } from "../../../services/index.js";
 import { html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
-import { coinPath, figure, makerPath, percent, rangeForm, rangeOf } from "../views/market-links.js";
+import {
+  coinPath,
+  makerPath,
+  medianFigure,
+  percent,
+  rangeForm,
+  rangeOf,
+} from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
 import { coinParams, paramsOf, RANGE_PRESETS } from "./page-parts.js";
 
@@ -23,8 +30,8 @@ export const summaryCells = (
   html`<td class="num">${percent(s.compliance)}</td><td class="num">${s.daysDue}</td>
 <td class="num">${s.daysMet}</td><td class="num">${s.daysMissing}</td><td class="num">${s.daysLate}</td>
 <td class="num">${s.daysFlagged}</td>
-<td class="num">${figure(s.bidDepth200)}</td><td class="num">${figure(s.askDepth200)}</td>
-<td class="num">${figure(s.bidAskSpread)}</td>`;
+<td class="num">${medianFigure(s.bidDepth200)}</td><td class="num">${medianFigure(s.askDepth200)}</td>
+<td class="num">${medianFigure(s.bidAskSpread)}</td>`;
 
 /**
  * A token project's coins and, per coin, its market makers side by side (issue 14); the

@@ -47,16 +47,17 @@ export function rangeForm(
 <nav aria-label="Ranges ending ${range.dateLte}"><ul class="presets">${links}</ul></nav>`;
 }
 
-/** A number as the reports hold it (no rounding: the tables show the exact figures). */
+/** A number as the reports (or an obligation) hold it, every digit of it: no rounding. */
 export const figure = (value: number | null | undefined) =>
-  value === null || value === undefined ? "–" : String(withoutBinaryNoise(value));
+  value === null || value === undefined ? "–" : String(value);
 
 /**
- * `value` at 15 significant digits, which every decimal a report holds survives: a median
- * computed in binary floating point (183875.90500000003) shows as the decimal it stands for
- * (183875.905), and a submitted value as it was submitted.
+ * A median computed from reports, at 15 significant digits: computed in binary floating point
+ * (183875.90500000003), it shows as the decimal it stands for (183875.905). Only for computed
+ * figures: a submitted value may carry 17 significant digits, which `figure` keeps.
  */
-const withoutBinaryNoise = (value: number) => Number(value.toPrecision(15));
+export const medianFigure = (value: number | null | undefined) =>
+  value === null || value === undefined ? "–" : String(Number(value.toPrecision(15)));
 
 /**
  * A submitted figure with thousands separators and every decimal it was submitted with (no
