@@ -58,10 +58,34 @@ describe("dashboard addresses that name no page", () => {
     const own = await sessions.acme?.get("/app/coins/aave/acme");
     expect(own?.statusCode).toBe(200);
     expect(own?.body).toContain("No obligation names a market of Aave for Acme Market Making");
-    expect(own?.body).toContain('href="/app/reports?baseCoinId=aave"');
+    // Its engagement for Aave has ended: its listing holds no Aave report today, so no link.
+    expect(own?.body).toContain(
+      "Its reports of Aave are listed only while it is engaged for the coin, and it is not today.",
+    );
+    expect(own?.body).not.toContain('href="/app/reports?baseCoinId=aave"');
+    // Engaged for Uniswap today, with no obligation in the range: the link leads to its reports.
+    const engaged = await sessions.acme?.get(
+      "/app/coins/uniswap/acme?dateGte=2024-06-01&dateLte=2024-06-30",
+    );
+    expect(engaged?.body).toContain("No obligation names a market of Uniswap");
+    expect(engaged?.body).toContain('href="/app/reports?baseCoinId=uniswap"');
     expect(own?.body).not.toContain("All 0 markets");
     const operator = await sessions.operator?.get("/app/coins/aave/acme");
     expect(operator?.body).toContain('href="/app/reports?baseCoinId=aave&amp;organizationId=acme"');
+  });
+
+  it("a market maker's page totals the days eligible of its markets", async () => {
+    const page = await sessions.acme?.get(
+      "/app/coins/chainlink/acme?dateGte=2025-03-01&dateLte=2025-03-05",
+    );
+    const body = page?.body ?? "";
+    const lastCell = (row: string) => Number(row.match(/<td class="num">(\d+)<\/td><\/tr>/)?.[1]);
+    const tbody = body.slice(body.indexOf("<tbody>"), body.indexOf("</tbody>"));
+    const rows = tbody.split("<tr>").slice(1);
+    expect(rows.length).toBe(7);
+    const total = lastCell(body.slice(body.indexOf("<tfoot>")));
+    expect(total).toBeGreaterThan(0);
+    expect(total).toBe(rows.reduce((sum, row) => sum + lastCell(row), 0));
   });
 
   it("an address with a trailing slash leads to the page without it", async () => {

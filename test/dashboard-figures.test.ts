@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  figure,
-  groupedFigure,
-  medianFigure,
-} from "../src/http/dashboard/views/market-links.js";
+import { figure, groupedFigure, medianFigure } from "../src/http/dashboard/views/market-links.js";
 
 describe("figures on the dashboard", () => {
   it("shows a computed median as the decimal it stands for, not its binary noise", () => {

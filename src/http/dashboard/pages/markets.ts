@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import type { Caller } from "../../../domain/caller.js";
 import type { Services } from "../../../services/index.js";
-import { html } from "../html.js";
+import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
 import {
@@ -46,6 +47,27 @@ function reportsLink(kind: string, key: { baseCoinId: string; organizationId: st
 }
 
 /**
+ * Where the page's reports are listed. A market maker's listing holds only the coins it is
+ * engaged for today (CONTRACT section 2): for any other coin a link would lead to an empty
+ * table, so the page says why instead.
+ */
+async function whereReportsAre(
+  services: Services,
+  caller: Caller,
+  key: { baseCoinId: string; organizationId: string },
+  coinName: string,
+): Promise<Html> {
+  if (caller.kind === "market_maker") {
+    const engaged = (await services.listProjects(caller)).items.some(
+      (p) => p.id === key.baseCoinId,
+    );
+    if (!engaged)
+      return html`Its reports of ${coinName} are listed only while it is engaged for the coin, and it is not today.`;
+  }
+  return html`Its reports, if any, are on <a href="${reportsLink(caller.kind, key)}">the Reports page</a>.`;
+}
+
+/**
  * One market maker's markets for a coin, its coverage calendar and each market's charts
  * (issue 14), for every caller kind within its scope: a market maker its own, a project its
  * coins', the operator all. Anything else is a 404.
@@ -69,7 +91,7 @@ export const makerPages: DashboardPage = {
 ${rangeForm(makerPath(key), page, RANGE_PRESETS)}
 ${
   page.markets.length === 0
-    ? html`<p class="placeholder">No obligation names a market of ${page.coin.name} for ${page.maker.organizationName} in this range, so there is nothing to score. Its reports, if any, are on <a href="${reportsLink(request.dashboard.caller.kind, key)}">the Reports page</a>.</p>`
+    ? html`<p class="placeholder">No obligation names a market of ${page.coin.name} for ${page.maker.organizationName} in this range, so there is nothing to score. ${await whereReportsAre(services, request.dashboard.caller, key, page.coin.name)}</p>`
     : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Markets"><table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market (charts)</th>${summaryHead}<th scope="col" class="num">Days eligible</th></tr></thead>
 <tbody>${rows}</tbody>
