@@ -14,9 +14,18 @@ export function withEarlierParts(
 ): BenchResults {
   if (previous === undefined || !comparable(previous, current)) return current;
   const earlier = new Map<string, string>();
+  // A part's date: its own or its nearest enclosing part's in the earlier file, which may
+  // have kept the whole of `postgres.listing.1000000` from a run before it.
+  const measuredOn = (name: string): string => {
+    for (let part = name; part !== ""; part = part.slice(0, Math.max(0, part.lastIndexOf(".")))) {
+      const date = previous.earlierParts?.[part];
+      if (date !== undefined) return date;
+    }
+    return previous.date;
+  };
   const take = <T>(name: string, now: T | undefined, before: T | undefined): T | undefined => {
     if (isMeasured(now) || !isMeasured(before)) return now;
-    earlier.set(name, previous.earlierParts?.[name] ?? previous.date);
+    earlier.set(name, measuredOn(name));
     // What the earlier file had itself kept from a run before it stays dated as it was.
     for (const [kept, date] of Object.entries(previous.earlierParts ?? {}))
       if (kept.startsWith(`${name}.`)) earlier.set(kept, date);
@@ -84,8 +93,8 @@ function mergeListing(
       marketDataPause: take(`${at}.marketDataPause`, fresh.marketDataPause, old.marketDataPause),
     };
   }
-  const growthKept = !isMeasured(now?.growthP50) && isMeasured(before.growthP50);
-  return { sizes, growthP50: growthKept ? before.growthP50 : now?.growthP50 };
+  const growthP50 = take(`${name}.growthP50`, now?.growthP50, before.growthP50);
+  return { sizes, growthP50 };
 }
 
 function comparable(a: BenchResults, b: BenchResults): boolean {

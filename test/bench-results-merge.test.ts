@@ -106,6 +106,48 @@ describe("withEarlierParts: a partial benchmark run completes the file of the ru
     });
   });
 
+  it("dates a part by the enclosing part the earlier file kept, three runs on", () => {
+    const ingestOnly = withEarlierParts(fullRun, {
+      date: "2026-11-25T05:00:00.000Z",
+      quick: false,
+      machine,
+      postgres: { ingest: { ratioToStore: 0.7 } as never },
+      pglite: { embedded: { npmStartRssMb: 370 } as never },
+    });
+    expect(ingestOnly.earlierParts?.["postgres.listing.1000000"]).toBe(fullRun.date);
+    const scorecardsOnly = withEarlierParts(ingestOnly, {
+      date: "2026-11-25T06:00:00.000Z",
+      quick: false,
+      machine,
+      postgres: {
+        listing: { sizes: { "1000000": atSize({ scorecards: { year: scorecard } }) } },
+      },
+    });
+    expect(scorecardsOnly.earlierParts).toEqual({
+      "pglite.embedded": "2026-11-25T05:00:00.000Z",
+      "postgres.ingest": "2026-11-25T05:00:00.000Z",
+      "postgres.listing.1000000.marketDataPause": fullRun.date,
+      "postgres.listing.1000000.queries": fullRun.date,
+    });
+  });
+
+  it("names a kept growth figure of the listing too", () => {
+    const withGrowth: BenchResults = {
+      ...fullRun,
+      postgres: { ...fullRun.postgres, listing: { sizes: {}, growthP50: { "page 1": 1.2 } } },
+    };
+    const merged = withEarlierParts(withGrowth, {
+      date: "2026-11-25T05:00:00.000Z",
+      quick: false,
+      machine,
+      postgres: {
+        listing: { sizes: { "1000000": atSize({ queries: { "page 1": query } }) } },
+      },
+    });
+    expect(merged.postgres?.listing?.growthP50).toEqual({ "page 1": 1.2 });
+    expect(merged.earlierParts?.["postgres.listing.growthP50"]).toBe(fullRun.date);
+  });
+
   it("takes nothing from a run of another mode or machine, or when there is none", () => {
     const quick: BenchResults = { date: "2026-11-25T05:00:00.000Z", quick: true, machine };
     expect(withEarlierParts(fullRun, quick)).toEqual(quick);
