@@ -88,6 +88,16 @@ describe("dashboard addresses that name no page", () => {
     expect(total).toBe(rows.reduce((sum, row) => sum + lastCell(row), 0));
   });
 
+  it("offers a project the coins it owns and their market makers as reports filters, no other", async () => {
+    const page = await sessions.project?.get("/app/reports");
+    const options = (name: string) => {
+      const select = page?.body.match(new RegExp(`<select name="${name}">([\\s\\S]*?)</select>`));
+      return [...(select?.[1] ?? "").matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]);
+    };
+    expect(options("baseCoinId")).toEqual(["chainlink"]);
+    expect(options("organizationId").sort()).toEqual(["acme", "globex"]);
+  });
+
   it("an address with a trailing slash leads to the page without it", async () => {
     const response = await sessions.acme?.get("/app/overview/?date=2025-03-03");
     expect(response?.statusCode).toBe(301);
