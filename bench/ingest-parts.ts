@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ingest-parts [-- ROUNDS]`: where the store statement's database time goes
+ * `npm run bench:ingest-parts [-- ROUNDS [WORD ...]]`: where the store statement's database time goes
  * (issue 19 goal 1). Batches of 300 new keys go through the service's own upsert (4 clients):
  * as it is (prepared once per connection, as the service sends it), unnamed (parsed and
  * planned for every batch, as with DB_PREPARED_STATEMENTS=false), with one part taken out at
@@ -8,8 +8,9 @@
  * organization key in the indexes, version ids without a b-tree, no listing indexes), two
  * other storage designs (monthly partitions, the metrics in a side table), the leanest schema
  * that still keeps every version, the batches of concurrent requests merged into fewer,
- * larger statements, and then the plain-table `unnest` upsert. Each variant with a schema of
- * its own runs on a fresh database of its own, the others on one shared fresh database; the
+ * larger statements, the statement without `ON CONFLICT`, batches written by binary `COPY`
+ * (copy-pipeline.ts), and then the plain-table `unnest` upsert. Each variant runs on a fresh
+ * database of its own, and each phase starts with a batch a client that is not measured; the
  * variants interleave round by round, so that a busy machine or a growing table weighs on
  * each alike. Besides records/s, each phase reports the CPU that the PostgreSQL processes
  * spent per record, which swings less than throughput on a shared machine.
@@ -29,12 +30,17 @@ import { metricColumn, RECORD_KEY_COLUMNS } from "../src/store/report-store.js";
 import { createStores } from "../src/store/stores.js";
 import type { Tables } from "../src/store/tables.js";
 import { adminQuery, databaseUrl } from "./admin-database.js";
+import { copyNewKeys } from "./copy-pipeline.js";
 import { benchFixture, DAYS, FIRST_DATE, INGEST_ORG, v2Batch } from "./data.js";
 import { postgresCpuMeter } from "./proc-cpu.js";
 import { median } from "./server.js";
 import { asReports, plainUnnestUpsert, storeUpsert } from "./store-direct.js";
 
 const ROUNDS = Number(process.argv[2] ?? 3);
+/** Only the variants whose label holds one of these words (and the plain statement), if any. */
+const ONLY = process.argv.slice(3);
+const chosen = (label: string, variant: Variant) =>
+  ONLY.length === 0 || variant.plain === true || ONLY.some((word) => label.includes(word));
 const BATCHES = 120;
 
 type Rewrite = [
@@ -55,6 +61,8 @@ type Variant = {
    * what the service would send if it merged the batches of concurrent requests.
    */
   merged?: { batchSize: number; clients: number };
+  /** Batches of new keys written by binary COPY (copy-pipeline.ts), the versions or not. */
+  copy?: { versions: boolean };
 };
 
 const VERSIONS_CTE =
@@ -65,6 +73,11 @@ const noMonthCounts: Rewrite = [
   "",
 ];
 // The lookup is the only use of $8: keep it typed.
+// A plain insert: no speculative insertion, but a key already stored fails the whole batch.
+const noOnConflict: Rewrite = [
+  /on conflict \(organization_id[\s\S]*?updated_at = \$6::timestamptz\n/,
+  "\n",
+];
 const noPublicDepth: Rewrite = [
   /coalesce\(\(select case when t\.bid_depth_200[\s\S]*?limit 1\), 0\)/,
   "(case when $8::float8 is null then 0 else 0 end)",
@@ -247,6 +260,9 @@ const variants: Record<string, Variant> = {
   "two requests' batches merged: 600 a statement, two at a time": {
     merged: { batchSize: 600, clients: 2 },
   },
+  "no ON CONFLICT: a plain insert (new keys only)": { rewrites: [noOnConflict] },
+  "binary COPY of reports and versions (new keys only)": { copy: { versions: true } },
+  "binary COPY of reports alone (new keys only, no version rows)": { copy: { versions: false } },
   "no listing indexes": {
     schema: ["drop index reports_base_coin_idx", "drop index reports_exchange_idx"],
   },
@@ -290,6 +306,16 @@ function rewriting(db: Kysely<Tables>, rewrites: Rewrite[]): Kysely<Tables> {
 }
 
 const opened: { name: string; database: Database }[] = [];
+const copyPools = new Map<string, pg.Pool>();
+/** The COPY variants' pool of database `name`, kept for the whole run like the others'. */
+function copyPool(name: string): pg.Pool {
+  let pool = copyPools.get(name);
+  if (pool === undefined) {
+    pool = new pg.Pool({ connectionString: databaseUrl(name), max: 4, idleTimeoutMillis: 0 });
+    copyPools.set(name, pool);
+  }
+  return pool;
+}
 async function freshDatabase(schema: string[] = []): Promise<{ name: string; db: Kysely<Tables> }> {
   const name = `tr_bench_parts_${randomUUID().slice(0, 8)}`;
   await adminQuery(`create database ${name}`);
@@ -304,7 +330,6 @@ async function freshDatabase(schema: string[] = []): Promise<{ name: string; db:
 }
 
 try {
-  const shared = await freshDatabase();
   const runs: [
     string,
     string,
@@ -312,39 +337,49 @@ try {
     (batches: Report[][]) => Promise<{ elapsedMs: number }>,
   ][] = [];
   for (const [label, variant] of Object.entries(variants)) {
-    const { name, db } = variant.schema ? await freshDatabase(variant.schema) : shared;
+    if (!chosen(label, variant)) continue;
+    const { name, db } = await freshDatabase(variant.schema);
     const clients = variant.merged?.clients ?? 4;
+    const copy = variant.copy;
     runs.push([
       label,
       name,
       variant.merged,
       variant.plain
         ? (batches) => plainUnnestUpsert(db, INGEST_ORG, batches, 4)
-        : async (batches) => {
-            preparing = variant.unnamed !== true;
-            try {
-              return await storeUpsert(
-                rewriting(db, variant.rewrites ?? []),
-                INGEST_ORG,
-                batches,
-                clients,
-              );
-            } finally {
-              preparing = false;
-            }
-          },
+        : copy
+          ? (batches) => copyNewKeys(copyPool(name), INGEST_ORG, batches, 4, copy.versions)
+          : async (batches) => {
+              preparing = variant.unnamed !== true;
+              try {
+                return await storeUpsert(
+                  rewriting(db, variant.rewrites ?? []),
+                  INGEST_ORG,
+                  batches,
+                  clients,
+                );
+              } finally {
+                preparing = false;
+              }
+            },
     ]);
   }
   const rates: Record<string, number[]> = {};
   const cpu: Record<string, number[]> = {};
-  let offset = 10_000_000;
+  // Every variant has a database of its own, so each round gives each the same new keys: the
+  // measured ones, then 10,000 more for the warm-up (the key space repeats every 5.84 M).
+  const ROUND_KEYS = BATCHES * 300 + 10_000;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [label, name, merged, run] of runs) {
       const size = merged?.batchSize ?? 300;
       const batches = Array.from({ length: (BATCHES * 300) / size }, (_, b) =>
-        asReports(v2Batch(b, size, offset)),
+        asReports(v2Batch(b, size, round * ROUND_KEYS)),
       );
-      offset += 1_000_000;
+      // A batch a client first, not measured: a pool idle since the variant's last round has
+      // closed its connections (after 10 s), and a new backend's start and first plans would
+      // fall on this phase alone (they put 6-10 µs a record on the variants run once a round).
+      const warmUp = (round + 1) * ROUND_KEYS - 10_000;
+      await run(Array.from({ length: 4 }, (_, b) => asReports(v2Batch(b, size, warmUp))));
       // A checkpoint now rather than in the middle of some phase.
       await adminQuery("checkpoint");
       const meter = postgresCpuMeter(name);
@@ -371,6 +406,7 @@ try {
     );
   }
 } finally {
+  for (const pool of copyPools.values()) await pool.end();
   for (const { name, database } of opened) {
     await database.close();
     await adminQuery(`drop database ${name} with (force)`);
