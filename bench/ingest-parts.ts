@@ -377,7 +377,7 @@ try {
       );
       // A batch a client first, not measured: a pool idle since the variant's last round has
       // closed its connections (after 10 s), and a new backend's start and first plans would
-      // fall on this phase alone (they put 6-10 µs a record on the variants run once a round).
+      // fall on this phase alone.
       const warmUp = (round + 1) * ROUND_KEYS - 10_000;
       await run(Array.from({ length: 4 }, (_, b) => asReports(v2Batch(b, size, warmUp))));
       // A checkpoint now rather than in the middle of some phase.
