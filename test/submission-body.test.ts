@@ -4,8 +4,10 @@ import { v1Record, v2Record } from "./helpers/fixture.js";
 import {
   dayAfter,
   listedOn,
+  listReports,
   type Problem,
   problemsOf,
+  rowCounts,
   submit,
   submitOk,
   type Version,
@@ -77,6 +79,35 @@ describe("the shape of the body", () => {
       error: "Bad Request",
       message: [{ message: "Malformed JSON body" }],
     });
+  });
+
+  it("a body that is not UTF-8 is malformed JSON: refused whole, whatever charset it names", async () => {
+    const before = await rowCounts(t);
+    // A Latin-1 é (0xE9) and ÿ (0xFF) in the quote symbol: decoded as UTF-8 both would become
+    // U+FFFD, one stored key, the second overwriting the first.
+    const record = JSON.stringify(
+      v2Record({ date: "2011-03-01", quoteCoinId: undefined, quoteCoinSymbol: "#" }),
+    );
+    for (const byte of [0xe9, 0xff]) {
+      const [head, tail] = record.split("#") as [string, string];
+      const payload = Buffer.concat([
+        Buffer.from(`{"data":[${head}`),
+        Buffer.from([byte]),
+        Buffer.from(`${tail}]}`),
+      ]);
+      for (const contentType of ["application/json", "application/json; charset=iso-8859-1"]) {
+        const response = await submit(t, 2, payload, { headers: { "content-type": contentType } });
+        expect(problemsOf(response)).toEqual([{ message: "Malformed JSON body" }]);
+      }
+    }
+    expect(await rowCounts(t)).toEqual(before);
+    // The same characters sent as UTF-8 are two reports, each read back as sent.
+    for (const symbol of ["é", "ÿ"]) {
+      const body = { data: [{ ...JSON.parse(record), quoteCoinSymbol: symbol }] };
+      expect((await submit(t, 2, body)).statusCode).toBe(201);
+    }
+    const listed = await listReports(t, { dateGte: "2011-03-01", dateLte: "2011-03-01" });
+    expect(listed.map((r) => r.quoteCoinSymbol).sort()).toEqual(["É", "Ÿ"]);
   });
 
   it("an empty body labelled JSON is malformed JSON too", async () => {

@@ -1,6 +1,8 @@
+import { isUtf8 } from "node:buffer";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import swagger from "@fastify/swagger";
 import Fastify, {
+  errorCodes,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyReply,
@@ -77,6 +79,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
   // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
   app.removeContentTypeParser("text/plain");
+  acceptUtf8JsonOnly(app);
   app.setErrorHandler(errorHandler({ maxProblems: http.maxProblemsPerResponse }));
   app.setNotFoundHandler((request, reply) => {
     if (isApiPath(request.url)) reply.header("cache-control", "no-store");
@@ -216,6 +219,21 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
       return server;
     },
   };
+}
+
+/**
+ * JSON bodies must be UTF-8 (RFC 8259). Decoded as text, a byte that is not would become
+ * U+FFFD, and two different values (a Latin-1 `é` and `ÿ` in a quote symbol) the same stored
+ * key: such a body is malformed JSON, refused like any other, whatever charset it names.
+ */
+function acceptUtf8JsonOnly(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("remove", "remove");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+    return parseJson(request, bytes.toString("utf8"), done);
+  });
 }
 
 /**

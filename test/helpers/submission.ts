@@ -19,7 +19,7 @@ export function submit(
     url: `/api/v${version}/report`,
     key: options.key ?? KEYS.acme,
     headers: { "content-type": "application/json", ...options.headers },
-    payload: typeof body === "string" ? body : JSON.stringify(body),
+    payload: typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body),
   });
 }
 
