@@ -203,7 +203,7 @@ function readV2Records(): Record<string, unknown>[] {
 }
 
 let temporary = "";
-function writeTemp(name: string, text: string): string {
+function writeTemp(name: string, text: string | Buffer): string {
   const file = join(mkdtempSync(join(temporary, "case-")), name);
   writeFileSync(file, text);
   return file;
@@ -315,6 +315,22 @@ describe("reading records", () => {
     expect(() => parseCsv(Buffer.from("a,a\n1,2\n"))).toThrow(/appears twice/);
     const bad = writeTemp("bad.json", '{"data": {}}');
     await expect(readRecords(bad)).rejects.toThrow(/array of records/);
+  });
+
+  it("refuses a file that is not UTF-8 (a Latin-1 é would be sent as U+FFFD)", async () => {
+    const latin1 = Buffer.from(
+      "date,exchangeId,baseCoinId,quoteCoinSymbol\n2024-01-01,kraken,bitcoin,\xe9\n",
+      "latin1",
+    );
+    for (const name of ["latin1.csv", "latin1.json"]) {
+      await expect(readRecords(writeTemp(name, latin1))).rejects.toThrow(
+        `${name}: not UTF-8 text; save it as UTF-8`,
+      );
+    }
+    const utf8 = writeTemp("utf8.csv", latin1.toString("latin1"));
+    expect((await readRecords(utf8)).records).toEqual([
+      { date: "2024-01-01", exchangeId: "kraken", baseCoinId: "bitcoin", quoteCoinSymbol: "é" },
+    ]);
   });
 });
 

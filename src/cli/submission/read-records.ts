@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -39,6 +40,11 @@ export async function readRecords(file: string): Promise<RecordSource> {
     const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "is a directory" : code;
     throw new RecordFileError(`${file}: cannot read file (${reason ?? String(error)})`);
   }
+  // Read as UTF-8, other bytes would become U+FFFD: a Latin-1 `é` in a symbol silently changed.
+  if (!isUtf8(content))
+    throw new RecordFileError(
+      `${file}: not UTF-8 text; save it as UTF-8 (in Excel: "CSV UTF-8") and submit it again`,
+    );
   return extension === ".csv" ? parseCsv(content, file) : parseJson(content.toString("utf8"), file);
 }
 
