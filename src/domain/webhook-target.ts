@@ -4,7 +4,8 @@ import { isIPv4, isIPv6 } from "node:net";
  * Target safety (CONTRACT section 7): a webhook may reach only public addresses, so that no
  * subscriber can make the service call into its own network (SSRF). These ranges are not
  * public: this host, private networks, link-local (cloud metadata at 169.254.169.254),
- * carrier-grade NAT, documentation, benchmarking, multicast, reserved, unspecified.
+ * carrier-grade NAT, documentation, benchmarking, multicast, reserved, unspecified, and in
+ * IPv6 every range IANA's special-purpose registry marks as not globally reachable.
  */
 const IPV4_BLOCKED: [string, number][] = [
   ["0.0.0.0", 8],
@@ -27,9 +28,14 @@ const IPV4_BLOCKED: [string, number][] = [
 /** IPv6 ranges as [first bits (as hex groups), prefix length]. */
 const IPV6_BLOCKED: [number[], number][] = [
   [[0, 0, 0, 0, 0, 0], 96], // :: , ::1 and the deprecated IPv4-compatible ::a.b.c.d
+  [[0, 0, 0, 0, 0xffff, 0], 96], // IPv4-translated ::ffff:0:a.b.c.d (SIIT), never routed
+  [[0x64, 0xff9b, 1], 48], // local-use IPv4/IPv6 translation (RFC 8215)
   [[0x100, 0, 0, 0], 64], // discard-only
+  [[0x100, 0, 0, 1], 64], // dummy prefix (RFC 9780)
   [[0x2001, 0xdb8], 32], // documentation
+  [[0x3fff, 0], 20], // documentation (RFC 9637)
   [[0x2001, 0], 23], // IETF protocol assignments (Teredo, ORCHID…)
+  [[0x5f00], 16], // SRv6 segment identifiers (RFC 9602)
   [[0xfc00], 7], // unique local
   [[0xfe80], 10], // link-local
   [[0xfec0], 10], // site-local (deprecated)
