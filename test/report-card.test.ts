@@ -147,13 +147,16 @@ describe("GET /api/v1/report-card", () => {
 
   it("is for market-maker keys only", async () => {
     await setOrganizationKind(t.database.db, "globex", "project", ["chainlink"]);
-    const response = await card(KEYS.globex);
-    expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({
-      statusCode: 403,
-      error: "Forbidden",
-      message: "Only market-maker keys have a report card",
-    });
+    // Whatever the month: the key's kind is judged before its query.
+    for (const month of [undefined, "2026-13", "1999-01", "3000-01"]) {
+      const response = await card(KEYS.globex, month);
+      expect(response.statusCode, month).toBe(403);
+      expect(response.json()).toEqual({
+        statusCode: 403,
+        error: "Forbidden",
+        message: "Only market-maker keys have a report card",
+      });
+    }
     await setOrganizationKind(t.database.db, "globex", "market_maker");
   });
 });

@@ -12,6 +12,7 @@ import { listObligations } from "./obligations.js";
 import { createOperatorViews } from "./operator-views.js";
 import { ReferenceDataCache } from "./reference-data.js";
 import { listExchanges, listMarkets, listProjects } from "./reference-listing.js";
+import { assertHasReportCard } from "./report-card.js";
 import { createRoutedReads } from "./routed-reads.js";
 import { DEFAULT_REPORT_DEADLINE_UTC } from "./scorecards.js";
 import type { SubmissionMeter } from "./submission-meter.js";
@@ -54,6 +55,8 @@ export function createServices(stores: Stores, options: ServiceOptions) {
     dashboardSessions: dashboardSessionsOf(stores, authenticator, now, options),
     /** Throws the 403 of a key that may not submit (checked before the body is read). */
     assertMaySubmit,
+    /** Throws the 403 of a key without a report card (checked before its query is). */
+    assertHasReportCard,
     ...guarded(
       submissionServicesOf(
         stores,

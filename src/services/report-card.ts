@@ -16,9 +16,14 @@ import type { Stores } from "../store/stores.js";
 
 export type ReportCardDeps = { stores: Stores; now: () => Date; deadlineUtc: string };
 
-/** GET /api/v1/report-card: only a market maker submits, so only it has a report card. */
-export function getReportCard(deps: ReportCardDeps, caller: Caller, query: ReportCardQuery) {
+/** Only a market maker submits, so only it has a report card: any other key is a 403. */
+export function assertHasReportCard(caller: Caller): void {
   if (!maySubmit(caller)) throw new ForbiddenError("Only market-maker keys have a report card");
+}
+
+/** GET /api/v1/report-card. */
+export function getReportCard(deps: ReportCardDeps, caller: Caller, query: ReportCardQuery) {
+  assertHasReportCard(caller);
   return reportCardOf(deps, caller.organizationId, query);
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { reportCardQuerySchema, reportCardSchema } from "../../schemas/report-card.js";
 import type { Services } from "../../services/index.js";
@@ -53,7 +53,11 @@ const schema = {
 export function reportCardRoutes(services: Services) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
-    app.get("/api/v1/report-card", { schema }, (request) =>
+    // A key without a report card gets its 403 whatever the query holds, as the submission
+    // routes answer a key that may not submit before reading its body.
+    const onRequest = async (request: FastifyRequest) =>
+      services.assertHasReportCard(request.caller);
+    app.get("/api/v1/report-card", { schema, onRequest }, (request) =>
       services.getReportCard(request.caller, request.query),
     );
   };
