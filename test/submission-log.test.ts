@@ -443,10 +443,16 @@ describe("submission feedback", () => {
     ]);
   });
 
-  it("neither numbers nor logs a 403 or a 401", async () => {
+  it("neither numbers nor logs a 401; logs a project key's 403 for the project, announcing nothing", async () => {
     const logged = async () =>
       (await sql<{ n: number }>`select count(*)::int as n from submissions`.execute(t.database.db))
         .rows[0]?.n;
+    await listenWithAnEndpoint(t.database.db); // events are recorded only then
+    const eventsOf = async (id: unknown) =>
+      (
+        await sql<{ n: number }>`select count(*)::int as n from webhook_events
+          where dedup_key = ${String(id)}`.execute(t.database.db)
+      ).rows[0]?.n;
     const before = await logged();
     const unauthenticated = await submit(
       t,
@@ -456,12 +462,32 @@ describe("submission feedback", () => {
     );
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.headers["x-submission-id"]).toBeUndefined();
-    await setOrganizationKind(t.database.db, "globex", "project", ["chainlink"]);
-    const forbidden = await submit(t, 2, { data: [] }, { key: KEYS.globex });
-    await setOrganizationKind(t.database.db, "globex", "market_maker");
-    expect(forbidden.statusCode).toBe(403);
-    expect(forbidden.headers["x-submission-id"]).toBeUndefined();
     expect(await logged()).toBe(before);
+
+    await setOrganizationKind(t.database.db, "globex", "project", ["chainlink"]);
+    try {
+      const forbidden = await submit(t, 1, { data: [v1Record()] }, { key: KEYS.globex });
+      expect(forbidden.statusCode).toBe(403);
+      const id = forbidden.headers["x-submission-id"];
+      expect(id).toEqual(expect.any(String));
+      const detail = await t.request({ url: `/api/v1/submissions/${id}`, key: KEYS.globex });
+      expect(detail.json()).toMatchObject({
+        id,
+        apiVersion: 1,
+        status: "rejected",
+        recordCount: 0,
+        problemCount: 1,
+        problems: [{ message: "This API key cannot submit reports", code: "key_may_not_submit" }],
+      });
+      expect(await logged()).toBe((before ?? 0) + 1);
+      // submission.rejected is a market maker's event: none for the project's attempt.
+      expect(await eventsOf(id)).toBe(0);
+      // Acme's log does not show it.
+      const acme = await t.request({ url: `/api/v1/submissions/${id}`, key: KEYS.acme });
+      expect(acme.statusCode).toBe(404);
+    } finally {
+      await setOrganizationKind(t.database.db, "globex", "market_maker");
+    }
   });
 
   it("documents the whole catalogue in the docs, the README and the OpenAPI enum", async () => {

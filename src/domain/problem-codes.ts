@@ -34,6 +34,8 @@ export const PROBLEM_CODES = {
     "A request with this Idempotency-Key is still being worked on (409): retry to get its answer",
   idempotency_key_reused: "This Idempotency-Key was used with a different request (422)",
   invalid_value: "Any other invalid value",
+  key_may_not_submit:
+    "The API key is a token project's or an operator's, which do not submit (403)",
 } as const;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

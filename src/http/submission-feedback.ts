@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import {
   ConflictError,
   DomainError,
+  ForbiddenError,
   type Problem,
   UnprocessableError,
   ValidationError,
@@ -30,20 +31,20 @@ const BODY_ERROR_CODES: Record<string, ProblemCode> = {
 
 /**
  * The submission log's side of a submission route (CONTRACT section 5). Every request that
- * authenticated with a key that may submit gets a submission id; an accepted one is logged by
- * the service with its batch, a refused one (400, 413, 415: the batch, a header, the body;
- * 409, 422: its Idempotency-Key) by
- * `onError` before the error answer goes out. Either answer then carries `x-submission-id`
- * (an answer not made by the service, such as a replay, names no new submission).
- * Not submissions, so neither logged nor numbered: a 401, a 403 (a key that may not submit),
- * a 429 (refused before the route), a 5xx (nothing was decided about the batch).
+ * authenticated gets a submission id; an accepted one is logged by the service with its batch,
+ * a refused one (400, 413, 415: the batch, a header, the body; 409, 422: its Idempotency-Key;
+ * 403: a key that may not submit) by `onError` before the error answer goes out. Either answer
+ * then carries `x-submission-id` (an answer not made by the service, such as a replay, names no
+ * new submission). Not logged nor numbered: a 401 (nobody to log it for), a 429 (refused before
+ * the route: logging it would write for every refused request), a 5xx (nothing was decided).
  */
 export function submissionFeedback(services: Services, version: SchemaVersion) {
   return {
     onRequest: async (request: FastifyRequest) => {
-      // Only market makers submit: a project or operator key gets its 403 whatever it sends.
-      services.assertMaySubmit(request.caller);
       submissionIds.set(request, randomUUID());
+      // Only market makers submit: a project or operator key gets its 403 whatever it sends
+      // (its body unread), logged as its organization's rejected submission.
+      services.assertMaySubmit(request.caller);
     },
     onError: async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
       const submissionId = submissionIds.get(request);
@@ -93,6 +94,8 @@ function rejectedProblems(error: Error): Problem[] | undefined {
     return [{ path: KEY_PATH, message: error.message, code: "idempotency_key_in_progress" }];
   if (error instanceof UnprocessableError)
     return [{ path: KEY_PATH, message: error.message, code: "idempotency_key_reused" }];
+  if (error instanceof ForbiddenError)
+    return [{ message: error.message, code: "key_may_not_submit" }];
   if (error instanceof DomainError) return undefined;
   const fastifyError = error as FastifyError;
   const status = fastifyError.statusCode ?? 0;

@@ -1,4 +1,4 @@
-import type { Caller } from "../domain/caller.js";
+import { type Caller, maySubmit } from "../domain/caller.js";
 import { addDays, storableDateRange, utcDate } from "../domain/dates.js";
 import { NotFoundError, type Problem } from "../domain/errors.js";
 import { fallbackCode, type ProblemCode, problemField } from "../domain/problem-codes.js";
@@ -61,21 +61,24 @@ export async function recordRejection(
     problems: coded.slice(0, MAX_STORED_PROBLEMS),
     counts: countByCodeAndField(coded),
   };
-  const event = rejection.dryRun
-    ? undefined
-    : {
-        type: "submission.rejected" as const,
-        data: {
-          submissionId: entry.id,
-          apiVersion: entry.schemaVersion,
-          recordCount: entry.recordCount,
-          problemCount: entry.problemCount,
-        },
-        organizationId: caller.organizationId,
-        baseCoinId: null,
-        occurredAt: receivedAt,
-        dedupKey: entry.id,
-      };
+  // `submission.rejected` is a market maker's event (CONTRACT section 7): a project's or
+  // operator's refused attempt is logged for it, not announced.
+  const event =
+    rejection.dryRun || !maySubmit(caller)
+      ? undefined
+      : {
+          type: "submission.rejected" as const,
+          data: {
+            submissionId: entry.id,
+            apiVersion: entry.schemaVersion,
+            recordCount: entry.recordCount,
+            problemCount: entry.problemCount,
+          },
+          organizationId: caller.organizationId,
+          baseCoinId: null,
+          occurredAt: receivedAt,
+          dedupKey: entry.id,
+        };
   await deps.rejections.record({ entry, event });
 }
 

@@ -24,7 +24,7 @@ const exampleSubmission = {
 };
 
 const scopeNote =
-  "A key sees its own organization's submissions only (project and operator keys do not submit: their log is empty).";
+  "A key sees its own organization's submissions only (project and operator keys do not submit: their log holds only their refused attempts, each a 403 with the code key_may_not_submit).";
 
 const list = {
   operationId: "listSubmissions",
