@@ -5,6 +5,7 @@ import { insertObligation, setOrganizationKind } from "./helpers/obligations.js"
 import { submit } from "./helpers/submission.js";
 
 const INITECH_KEY = "initech-key-0123456789abcdef0123456789";
+const PROJECT_KEY = "umbrella-key-0123456789abcdef0123456789";
 let clock = new Date("2026-10-02T10:00:00Z");
 let t: TestApp;
 
@@ -31,7 +32,16 @@ beforeAll(async () => {
     apiKeys: [INITECH_KEY],
     engagements: [{ baseCoinId: "chainlink", type: "project", since: "2024-01-01", until: null }],
   });
+  fixture.organizations?.push({
+    id: "umbrella",
+    name: "Umbrella (a token project)",
+    apiKeys: [PROJECT_KEY],
+    engagements: [],
+  });
   t = await startTestApp({ fixture, now: () => clock });
+  await setOrganizationKind(t.database.db, "umbrella", "project", ["chainlink"]);
+  // A project's refused attempt is in its own log: no market maker's figures, no peer.
+  expect(await submitAt("2026-10-04T09:00:00Z", PROJECT_KEY, [v2Record()])).toBe(403);
   await insertObligation(t.database.db, {
     organizationId: "acme",
     baseCoinId: "chainlink",

@@ -21,19 +21,23 @@ export type CorrectionFigures = {
 /** The report card's figures, for every organization at once (the peers' medians need them). */
 export function createReportCardStore(db: Kysely<Tables>) {
   return {
-    /** Submissions received in [from, before), by organization. */
+    /**
+     * Market makers' submissions received in [from, before), by organization (a project's or
+     * operator's log holds only its refused attempts: no figures of a peer).
+     */
     async submissionFigures(from: Date, before: Date): Promise<SubmissionFigures[]> {
       const result = await sql<SubmissionFigures>`
-        select organization_id as "organizationId",
+        select s.organization_id as "organizationId",
           count(*)::int as submissions,
-          (count(*) filter (where status = 'rejected'))::int as "rejectedSubmissions",
-          coalesce(sum(record_count) filter (where status = 'accepted'), 0)::int
+          (count(*) filter (where s.status = 'rejected'))::int as "rejectedSubmissions",
+          coalesce(sum(s.record_count) filter (where s.status = 'accepted'), 0)::int
             as "recordsAccepted",
-          coalesce(sum(record_count) filter (where status = 'rejected'), 0)::int
+          coalesce(sum(s.record_count) filter (where s.status = 'rejected'), 0)::int
             as "recordsRejected"
-        from submissions
-        where not dry_run and submitted_at >= ${from} and submitted_at < ${before}
-        group by organization_id`.execute(db);
+        from submissions s join organizations o on o.id = s.organization_id
+        where not s.dry_run and s.submitted_at >= ${from} and s.submitted_at < ${before}
+          and o.kind = 'market_maker'
+        group by s.organization_id`.execute(db);
       return result.rows;
     },
 
