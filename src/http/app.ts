@@ -13,13 +13,18 @@ import { type HttpConfig, httpUrl } from "../config.js";
 import type { Caller } from "../domain/caller.js";
 import type { Services } from "../services/index.js";
 import { limitConnectionsPerAddress } from "./abuse/connections.js";
-import { limitExportsPerKey } from "./abuse/exports.js";
+import { exportSlots, limitExportsPerKey } from "./abuse/exports.js";
 import { idleTimeoutWhileAnswering } from "./abuse/idle-timeout.js";
 import { shedLoadAbove } from "./abuse/in-flight.js";
-import type { RateCounters } from "./abuse/rate-counters.js";
-import { authenticateWithLimits, limitRequestsPerAddress } from "./abuse/rate-limits.js";
+import { localCounters, type RateCounters } from "./abuse/rate-counters.js";
+import {
+  authenticateWithLimits,
+  authFailureCounter,
+  limitRequestsPerAddress,
+} from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes, sendRefusedPathPage } from "./dashboard/index.js";
+import type { SharedLimits } from "./dashboard/page.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
@@ -102,15 +107,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes());
   await app.register(rootRoutes());
   await app.register(metricsRoute(options.metrics));
+  // One budget each for the API and the dashboard: failed authentications per address, and
+  // CSV exports streaming at once per key.
+  const limits: SharedLimits = {
+    authFailures: authFailureCounter(
+      options.rateCounters ?? localCounters,
+      http.authFailuresPerMinute,
+    ),
+    exports: exportSlots(http.maxExportsPerKey),
+  };
   await app.register(async (api) => {
     noStore(api);
     authenticateWithLimits(api, {
       authenticate: services.authenticate,
       perKeyPerMinute: http.rateLimitPerMinute,
-      failuresPerMinute: http.authFailuresPerMinute,
+      failures: limits.authFailures,
       counters: options.rateCounters,
     });
-    limitExportsPerKey(api, http.maxExportsPerKey);
+    limitExportsPerKey(api, limits.exports);
     emptyBodiesAreNoBodies(api);
     await api.register(reportRoutes(services));
     await api.register(referenceRoutes(services));
@@ -120,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(submissionRoutes(services));
     await api.register(reportCardRoutes(services));
   });
-  await app.register(dashboardRoutes(services, http), { prefix: "/app" });
+  await app.register(dashboardRoutes(services, http, limits), { prefix: "/app" });
   return app;
 }
 

@@ -71,6 +71,34 @@ describe("rate limits before and after authentication", () => {
     }
   });
 
+  it("counts failed dashboard sign-ins and failed API keys of an address in one budget", async () => {
+    t = await startTestApp();
+    const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "4" });
+    const signIn = (key: string, remoteAddress = "127.0.0.3") =>
+      app.inject({
+        method: "POST",
+        url: "/app/sign-in",
+        remoteAddress,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ key }).toString(),
+      });
+    try {
+      expect((await signIn("wrong-1")).statusCode).toBe(401);
+      expect((await signIn("wrong-2")).statusCode).toBe(401);
+      expect((await get("wrong-3", "127.0.0.3")).statusCode).toBe(401);
+      expect((await get("wrong-4", "127.0.0.3")).statusCode).toBe(401);
+      // Four failures through either door: both are closed now.
+      expect((await get("wrong-5", "127.0.0.3")).statusCode).toBe(429);
+      const refused = await signIn("wrong-6");
+      expect(refused.statusCode).toBe(429);
+      expect(refused.body).toContain("Too many failed sign-ins from your address");
+      // Another address is not affected.
+      expect((await signIn("wrong-7", "127.0.0.4")).statusCode).toBe(401);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("still serves a key that authenticated before from an address that is limited", async () => {
     t = await startTestApp();
     const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });

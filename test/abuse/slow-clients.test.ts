@@ -171,6 +171,48 @@ describe("slow clients", () => {
     expect(status, "the unread export was never timed out").toBe(200);
   }, 60_000);
 
+  it("counts the dashboard's CSV downloads and the API's exports of a key together", async () => {
+    t = await startTestApp();
+    const services: Services = { ...t.services, exportReports: endlessExport() };
+    const { port } = await serve(services, { MAX_EXPORTS_PER_KEY: "1", IDLE_TIMEOUT_MS: "60000" });
+    const signIn = await fetch(`http://127.0.0.1:${port}/app/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ key: KEYS.acme }).toString(),
+      redirect: "manual",
+    });
+    expect(signIn.status).toBe(303);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const download = () =>
+      fetch(`http://127.0.0.1:${port}/app/reports.csv`, {
+        headers: { cookie },
+        signal: AbortSignal.timeout(5_000),
+      });
+    // An API export that is never read holds the key's one slot...
+    const reader = await rawClient(port, csvRequest(KEYS.acme));
+    reader.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // ...so the dashboard's download is refused, with a page that says why.
+    const refused = await download();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await refused.text()).toContain("Too many concurrent exports: at most 1 per API key");
+    // Once the export's connection is gone, the slot is the download's, and the API waits.
+    reader.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stuck = await rawClient(
+      port,
+      `GET /app/reports.csv HTTP/1.1\r\nHost: x\r\nCookie: ${cookie}\r\n\r\n`,
+    );
+    stuck.pause();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const api = await fetch(`http://127.0.0.1:${port}/api/v1/reports`, {
+      headers: { authorization: KEYS.acme, accept: "text/csv" },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(api.status).toBe(429);
+  }, 60_000);
+
   it("does not count a request's own work against the idle timeout", async () => {
     t = await startTestApp();
     const services: Services = {

@@ -5,7 +5,7 @@ import { AuthenticationError } from "../../domain/errors.js";
 import { errorBody } from "../errors.js";
 import { addressBucket } from "./client-address.js";
 import { isHealthProbe } from "./in-flight.js";
-import { localCounters, type RateCounters } from "./rate-counters.js";
+import { localCounters, type RateCounter, type RateCounters } from "./rate-counters.js";
 
 const MINUTE = 60_000;
 
@@ -40,10 +40,19 @@ export function limitRequestsPerAddress(
 export type AuthenticationLimits = {
   authenticate: (authorization: string | undefined) => Promise<Caller>;
   perKeyPerMinute: number;
-  failuresPerMinute: number;
+  /** Failed authentications per address: one budget with the dashboard's sign-in. */
+  failures: RateCounter;
   /** Where requests are counted: in this process (default) or in a store shared by all. */
   counters?: RateCounters;
 };
+
+/**
+ * The budget of failed authentications per client address (AUTH_FAILURES_PER_MINUTE), one
+ * for the API and the dashboard's sign-in: a guesser gets it once, whichever door it tries.
+ */
+export function authFailureCounter(counters: RateCounters, perMinute: number): RateCounter {
+  return counters("auth-failures", perMinute, MINUTE);
+}
 
 /**
  * The authentication hook of the API scope, with its two limits:
@@ -57,7 +66,7 @@ export type AuthenticationLimits = {
  */
 export function authenticateWithLimits(api: FastifyInstance, limits: AuthenticationLimits): void {
   const counters = limits.counters ?? localCounters;
-  const failures = counters("auth-failures", limits.failuresPerMinute, MINUTE);
+  const failures = limits.failures;
   const perKey = counters("key", limits.perKeyPerMinute, MINUTE);
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
   // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
@@ -73,7 +82,7 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
       return tooMany(
         reply,
         blockedFor,
-        `Too many failed authentications: ${limits.failuresPerMinute} per minute from one address`,
+        `Too many failed authentications: ${failures.limit} per minute from one address`,
       );
     }
     try {

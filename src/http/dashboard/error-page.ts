@@ -11,6 +11,7 @@ const TITLES: Record<number, string> = {
   404: "Not found",
   409: "Conflict",
   422: "Not possible",
+  429: "Too many at once",
   503: "Temporarily unavailable",
 };
 

@@ -5,7 +5,7 @@ import type { HttpConfig } from "../../config.js";
 import type { Services } from "../../services/index.js";
 import { assetRoutes } from "./assets.js";
 import { dashboardErrorHandler, sendErrorPage } from "./error-page.js";
-import type { DashboardPage, DashboardRequestState, NavEntry } from "./page.js";
+import type { DashboardPage, DashboardRequestState, NavEntry, SharedLimits } from "./page.js";
 import { DASHBOARD_PAGES } from "./pages/index.js";
 import { clearSessionCookie, cookiePolicy, requireSession } from "./session.js";
 import { signInRoutes } from "./sign-in.js";
@@ -52,7 +52,7 @@ export function sendRefusedPathPage(
  * server from the same services as the API, behind a session opened with an API key. Kept out
  * of the OpenAPI document (every route is hidden): it is not part of the API.
  */
-export function dashboardRoutes(services: Services, http: HttpConfig) {
+export function dashboardRoutes(services: Services, http: HttpConfig, limits: SharedLimits) {
   return async (app: FastifyInstance) => {
     app.decorateRequest("dashboard", null as unknown as DashboardRequestState);
     // Forms only here: the API keeps answering 415 to anything but JSON.
@@ -75,7 +75,7 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
     const policy = cookiePolicy(http.publicUrl);
     const nav: NavEntry[] = DASHBOARD_PAGES.flatMap((page) => page.nav ?? []);
     assetRoutes(app);
-    signInRoutes(app, { services, policy, nav, failuresPerMinute: http.authFailuresPerMinute });
+    signInRoutes(app, { services, policy, nav, failures: limits.authFailures });
     await app.register(async (signedIn) => {
       requireSession(signedIn, { services, policy, nav });
       signedIn.post("/sign-out", { schema: { hide: true } }, async (request, reply) => {
@@ -84,19 +84,25 @@ export function dashboardRoutes(services: Services, http: HttpConfig) {
         clearSessionCookie(reply, policy);
         return reply.redirect("/app", 303);
       });
-      for (const page of DASHBOARD_PAGES) await signedIn.register(pageScope(page, services, http));
+      for (const page of DASHBOARD_PAGES)
+        await signedIn.register(pageScope(page, services, http, limits));
     });
   };
 }
 
 /** A page's routes, for the caller kinds it names (another kind gets a 403 page). */
-function pageScope(page: DashboardPage, services: Services, http: HttpConfig) {
+function pageScope(
+  page: DashboardPage,
+  services: Services,
+  http: HttpConfig,
+  limits: SharedLimits,
+) {
   return async (scope: FastifyInstance) => {
     scope.addHook("preHandler", async (request, reply) => {
       if (!page.kinds.includes(request.dashboard.caller.kind)) {
         return sendErrorPage(request, reply, 403, ["This page is not available to your API key."]);
       }
     });
-    await page.routes(scope, services, http);
+    await page.routes(scope, services, http, limits);
   };
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import type { HttpConfig } from "../../config.js";
 import type { Caller, OrganizationKind } from "../../domain/caller.js";
 import type { Services } from "../../services/index.js";
+import type { ExportSlots } from "../abuse/exports.js";
+import type { RateCounter } from "../abuse/rate-counters.js";
 import type { Html } from "./html.js";
 
 declare module "fastify" {
@@ -32,7 +34,20 @@ export type DashboardRequestState = {
 export type DashboardPage = {
   kinds: readonly OrganizationKind[];
   nav?: readonly NavEntry[];
-  routes: (app: FastifyInstance, services: Services, http: HttpConfig) => void | Promise<void>;
+  routes: (
+    app: FastifyInstance,
+    services: Services,
+    http: HttpConfig,
+    limits: SharedLimits,
+  ) => void | Promise<void>;
+};
+
+/** The limits the dashboard shares with the API (app.ts): one budget for both doors. */
+export type SharedLimits = {
+  /** Failed authentications (API keys, sign-ins) per client address. */
+  authFailures: RateCounter;
+  /** CSV exports streaming at once per API key. */
+  exports: ExportSlots;
 };
 
 export type PageContent = {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { AuthenticationError } from "../../domain/errors.js";
 import type { Services } from "../../services/index.js";
 import { addressBucket } from "../abuse/client-address.js";
-import { WindowCounter } from "../abuse/window-counter.js";
+import type { RateCounter } from "../abuse/rate-counters.js";
 import { type Html, html } from "./html.js";
 import { documentOf, sendHtml, sendPage } from "./layout.js";
 import type { NavEntry } from "./page.js";
@@ -14,7 +14,6 @@ import {
 } from "./session.js";
 
 const MAX_KEY_LENGTH = 512;
-const MINUTE = 60_000;
 
 function signInPage(error?: string): Html {
   const body = html`<p>Sign in with your organization's API key. It is sent once to open a session and is not kept by your browser.</p>
@@ -38,10 +37,11 @@ export function signInRoutes(
     services: Services;
     policy: CookiePolicy;
     nav: readonly NavEntry[];
-    failuresPerMinute: number;
+    /** The address's failed authentications, one budget with the API's. */
+    failures: RateCounter;
   },
 ): void {
-  const failures = new WindowCounter(deps.failuresPerMinute, MINUTE);
+  const { failures } = deps;
   app.get("/", { schema: { hide: true } }, async (request, reply) => {
     const token = request.cookies[deps.policy.name];
     const session =
@@ -66,7 +66,7 @@ export function signInRoutes(
     if (foreignOrigin(request, deps.policy))
       return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
     const address = addressBucket(request.ip);
-    if (failures.exhaustedUntil(address, Date.now()) !== undefined) {
+    if ((await failures.exhaustedFor(address)) !== undefined) {
       return sendHtml(
         reply.code(429),
         signInPage("Too many failed sign-ins from your address; wait a minute."),
@@ -83,7 +83,7 @@ export function signInRoutes(
       return reply.redirect("/app", 303);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
-      failures.hit(address, Date.now());
+      await failures.hit(address);
       return sendHtml(reply.code(401), signInPage(error.message));
     }
   });

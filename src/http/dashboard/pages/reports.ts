@@ -8,8 +8,9 @@ import { problemsOf } from "../../../schemas/problems.js";
 import type { Services } from "../../../services/index.js";
 import { limitExportsPerKey } from "../../abuse/exports.js";
 import { reportCsvStream } from "../../report-csv.js";
+import { sendErrorPage } from "../error-page.js";
 import { sendPage } from "../layout.js";
-import type { DashboardPage } from "../page.js";
+import type { DashboardPage, SharedLimits } from "../page.js";
 import { formQuery } from "./form-query.js";
 import {
   DASHBOARD_PAGE_SIZE,
@@ -78,11 +79,13 @@ async function choicesFor(services: Services, caller: Caller): Promise<FilterCho
 export const reportsPage: DashboardPage = {
   kinds: ["market_maker", "project", "operator"],
   nav: [{ path: "/app/reports", label: "Reports", kinds: ["market_maker", "project", "operator"] }],
-  routes(app: FastifyInstance, services: Services, http: HttpConfig) {
+  routes(app: FastifyInstance, services: Services, _http: HttpConfig, limits: SharedLimits) {
+    // The API's slots; a refusal is a page that says why (the download would fail silently).
     limitExportsPerKey(
       app,
-      http.maxExportsPerKey,
+      limits.exports,
       (r) => r.routeOptions.url === "/app/reports.csv",
+      (request, reply, message) => sendErrorPage(request, reply, 429, [message]),
     );
     app.get("/reports", { schema: { hide: true } }, async (request, reply) => {
       const { caller } = request.dashboard;
