@@ -1,7 +1,8 @@
 // Draws each <figure class="chart"> from the table it holds, so the chart and the table show
 // the same numbers. Threshold columns (th[data-threshold]) are drawn dashed. When every chart
 // is drawn, the page gets the performance mark "charts-drawn" (the benchmark waits for it)
-// and each figure a data-drawn-points attribute (the tests count the points drawn).
+// and each figure data-drawn-points, data-x-range and data-y-labels attributes (what the tests
+// read of a drawing they cannot see).
 (() => {
   const uPlot = globalThis.uPlot;
   const figures = [...document.querySelectorAll("figure.chart")];
@@ -9,6 +10,10 @@
   const COLORS = ["#0a5bb5", "#b35900", "#0a5bb5", "#b35900"];
   const HEIGHT = 220;
   const stepped = uPlot.paths.stepped({ align: 1 });
+
+  // Millions fit the axis's width as "3.2M" (64 px cut "3,200,000" to "200,000").
+  const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
+  const DAY = 86_400;
 
   const cellValue = (cell) => {
     const value = Number(cell.textContent);
@@ -43,7 +48,8 @@
         // A threshold holds from the day its period starts: drawn as steps, dashed.
         dash: threshold ? [6, 4] : undefined,
         paths: threshold ? stepped : undefined,
-        points: { show: !threshold && data[0].length <= 120 },
+        // One day: a step through one point has no length, so its threshold is a point too.
+        points: { show: data[0].length === 1 || (!threshold && data[0].length <= 120) },
       };
     });
     let drawn = false;
@@ -53,12 +59,39 @@
         height: HEIGHT,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         series: [{ label: "Date" }, ...series],
-        axes: [{}, { size: 64 }],
+        // One day alone is drawn half a day either side of it (uPlot ranged it over years).
+        scales: {
+          x: {
+            range: (u, min, max) => {
+              const xs = u.data[0];
+              return xs.length === 1 ? [xs[0] - DAY / 2, xs[0] + DAY / 2] : [min, max];
+            },
+          },
+        },
+        axes: [
+          {},
+          {
+            size: 64,
+            values: (_u, splits) => {
+              const labels = splits.map((v) => compact.format(v));
+              figure.dataset.yLabels = labels.join(" ");
+              return labels;
+            },
+          },
+        ],
         legend: { live: false },
         hooks: {
+          init: [keyboardLegend],
+          setSeries: [
+            (u, i) => {
+              const th = legendLabels(u)[i - 1];
+              if (th !== undefined) th.setAttribute("aria-pressed", String(u.series[i].show));
+            },
+          ],
           draw: [
             (u) => {
               figure.dataset.drawnPoints = String(u.data[0].length);
+              figure.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`;
               if (drawn) return;
               drawn = true;
               pending -= 1;
@@ -74,6 +107,28 @@
       canvas,
     );
     plots.push({ plot, canvas });
+  }
+
+  function legendLabels(u) {
+    return [...u.root.querySelectorAll(".u-legend .u-series > th")];
+  }
+
+  // A legend entry shows or hides its line on a click; a keyboard reaches and presses it too.
+  // The drawing is hidden from screen readers (its table holds the figures); the legend, now
+  // a row of buttons, is not.
+  function keyboardLegend(u) {
+    u.root.parentElement?.removeAttribute("aria-hidden");
+    u.root.querySelector(".u-wrap")?.setAttribute("aria-hidden", "true");
+    legendLabels(u).forEach((th, k) => {
+      th.tabIndex = 0;
+      th.setAttribute("role", "button");
+      th.setAttribute("aria-pressed", String(u.series[k + 1].show));
+      th.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        th.click();
+      });
+    });
   }
 
   let resizing;

@@ -106,6 +106,31 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.close();
   });
 
+  it("draws one day around that day, its axis in short figures, its legend at the keyboard", async () => {
+    const visit = await Visit.open(browser, base);
+    await visit.signIn(DASHBOARD_KEYS.acme);
+    expect(await visit.goto(`${MARKET_A}?dateGte=2025-03-05&dateLte=2025-03-05`)).toBe(200);
+    await chartsDrawn(visit);
+    const depth = visit.page.locator("figure.chart").first();
+    expect(await depth.getAttribute("data-drawn-points")).toBe("1");
+    const [min, max] = String(await depth.getAttribute("data-x-range")).split(",").map(Number);
+    const day = Date.parse("2025-03-05T00:00:00Z") / 1000;
+    expect([min, max]).toEqual([day - 43_200, day + 43_200]);
+    // Every y label is a short figure (6.1K), never a cut-off "100,000".
+    const labels = String(await depth.getAttribute("data-y-labels")).split(" ");
+    expect(labels.length).toBeGreaterThan(1);
+    for (const label of labels) expect(label).toMatch(/^-?\d+(\.\d+)?[KMBT]?$/);
+    // The legend's first line is a button: the keyboard hides it and shows it again.
+    const entry = depth.locator(".u-legend .u-series > th").first();
+    await expect(entry.getAttribute("aria-pressed")).resolves.toBe("true");
+    await entry.focus();
+    await visit.page.keyboard.press("Enter");
+    await expect(entry.getAttribute("aria-pressed")).resolves.toBe("false");
+    await visit.page.keyboard.press(" ");
+    await expect(entry.getAttribute("aria-pressed")).resolves.toBe("true");
+    await visit.close();
+  });
+
   it.each([
     ["market maker", DASHBOARD_KEYS.acme],
     ["project", DASHBOARD_KEYS.chainlinkLabs],
