@@ -75,6 +75,26 @@ describe("dashboard addresses that name no page", () => {
     expect(operator?.body).toContain('href="/app/reports?baseCoinId=aave&amp;organizationId=acme"');
   });
 
+  it("a market page for a market no obligation names and no report has is a 404", async () => {
+    for (const market of ["binance/%E2%82%AC/spot", "kraken/usd/spot", "binance/TETHER/spot"]) {
+      const page = await sessions.acme?.get(`/app/coins/chainlink/acme/markets/${market}`);
+      expect(page?.statusCode, market).toBe(404);
+      expect(page?.body).toContain("Market not found");
+    }
+    // An obligation market, in a range without reports: its page, with the note.
+    const empty = await sessions.acme?.get(
+      "/app/coins/chainlink/acme/markets/binance/tether/spot?dateGte=2024-06-01&dateLte=2024-06-30",
+    );
+    expect(empty?.statusCode).toBe(200);
+    expect(empty?.body).toContain("No report in this range.");
+    // A page below a coin marks its section in the navigation.
+    expect(empty?.body).toContain('<a href="/app/markets" aria-current="true">Markets</a>');
+    const project = await sessions.project?.get(
+      "/app/coins/chainlink/acme/markets/binance/tether/spot",
+    );
+    expect(project?.body).toContain('<a href="/app/coins" aria-current="true">Coins</a>');
+  });
+
   it("a market maker's page totals the days eligible of its markets", async () => {
     const page = await sessions.acme?.get(
       "/app/coins/chainlink/acme?dateGte=2025-03-01&dateLte=2025-03-05",

@@ -113,7 +113,9 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await chartsDrawn(visit);
     const depth = visit.page.locator("figure.chart").first();
     expect(await depth.getAttribute("data-drawn-points")).toBe("1");
-    const [min, max] = String(await depth.getAttribute("data-x-range")).split(",").map(Number);
+    const [min, max] = String(await depth.getAttribute("data-x-range"))
+      .split(",")
+      .map(Number);
     const day = Date.parse("2025-03-05T00:00:00Z") / 1000;
     expect([min, max]).toEqual([day - 43_200, day + 43_200]);
     // Every y label is a short figure (6.1K), never a cut-off "100,000".

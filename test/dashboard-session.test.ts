@@ -86,6 +86,23 @@ describe("dashboard sign-in", () => {
     }
   });
 
+  it("says what is wrong with an empty key and with one longer than any key", async () => {
+    const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
+    for (const [key, message] of [
+      ["", "Enter an API key."],
+      ["k".repeat(513), "That is not an API key: a key is at most 512 characters."],
+    ]) {
+      const response = await app.request({
+        method: "POST",
+        url: "/app/sign-in",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: `key=${key}`,
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain(message);
+    }
+  });
+
   it("refuses a sign-in posted from another origin", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
     const response = await app.request({

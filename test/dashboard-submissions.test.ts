@@ -49,6 +49,19 @@ describe("the submissions history", () => {
     expect(paged.body).toContain('href="/app/submissions?page=3&amp;pageSize=5"');
   });
 
+  it("says why a page is empty, and offers a page size an address asked for", async () => {
+    const past = await acme.get("/app/submissions?page=99");
+    expect(past.body).toContain(
+      "Page 99 is past the last page (1) of the 12 matching submissions.",
+    );
+    expect(past.body).toContain('href="/app/submissions?page=1&amp;pageSize=50">Last page</a>');
+    const reversed = await acme.get("/app/submissions?dateGte=2025-03-08&dateLte=2025-03-01");
+    expect(reversed.body).toContain("From (2025-03-08) is after To (2025-03-01)");
+    const seven = await acme.get("/app/submissions?pageSize=7");
+    expect(seven.body).toContain('<option value="7" selected>7</option>');
+    expect(tableRows(seven.body, "Submissions (12 matching)")).toHaveLength(7);
+  });
+
   it("answers a bad filter with the API's 400 problem", async () => {
     const page = await acme.get("/app/submissions?status=pending");
     expect(page.statusCode).toBe(400);

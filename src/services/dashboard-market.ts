@@ -1,5 +1,6 @@
 import { type Caller, readScope } from "../domain/caller.js";
 import { addDays } from "../domain/dates.js";
+import { NotFoundError } from "../domain/errors.js";
 import type { KpiName, Kpis, ObligationMarket } from "../domain/obligation.js";
 import type { Metric } from "../domain/report.js";
 import type { ReportCsvItem } from "../schemas/report.js";
@@ -67,6 +68,8 @@ export async function marketPage(
       baseCoinId: market.baseCoinId,
     }),
   ]);
+  if (reports.length === 0 && !periods.some((p) => namesMarket(p, market)))
+    await assertMarketReported(deps, caller, market);
   // Every day from the first report to the last: a day without a report is a gap in the
   // lines (null), not a straight segment across it.
   const byDate = new Map(reports.map((r) => [r.date, r]));
@@ -100,18 +103,29 @@ async function marketReports(
   return chunks.flat().reverse();
 }
 
+const namesMarket = (period: StoredObligation, market: MarketKey) =>
+  period.markets.some(
+    (m) =>
+      m.exchangeId === market.exchangeId &&
+      m.quote === market.quote &&
+      m.instrumentType === market.instrumentType,
+  );
+
+/**
+ * A market no obligation names and no report of the caller's scope has, on any day, is no
+ * page (a made-up or mistyped address), as a coin or market maker outside the scope is not.
+ */
+async function assertMarketReported(deps: ListDeps, caller: Caller, market: MarketKey) {
+  const chunks = exportReports(deps, caller, { ...market });
+  const first = await chunks.next();
+  await chunks.return(undefined);
+  if (first.done || first.value.length === 0) throw new NotFoundError("Market not found");
+}
+
 /** The KPIs of the period holding `date` that names the market ({} when none does). */
 function kpisOn(periods: StoredObligation[], market: MarketKey, date: string): Kpis {
   const period = periods.find(
-    (p) =>
-      p.since <= date &&
-      (p.until === null || date <= p.until) &&
-      p.markets.some(
-        (m) =>
-          m.exchangeId === market.exchangeId &&
-          m.quote === market.quote &&
-          m.instrumentType === market.instrumentType,
-      ),
+    (p) => p.since <= date && (p.until === null || date <= p.until) && namesMarket(p, market),
   );
   return period?.kpis ?? {};
 }

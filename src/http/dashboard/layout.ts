@@ -18,6 +18,7 @@ export function documentOf(content: { title: string; body: Html }, signedIn?: Si
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${content.title} · trading-reports</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("dashboard.css")}">
 <script src="${assetPath("dashboard.js")}" defer></script>
 </head>
@@ -36,15 +37,18 @@ ${content.body}
 `;
 }
 
-type SignedIn = DashboardRequestState & { current: string };
+type SignedIn = DashboardRequestState & { current: string; section?: string };
 
 function header(s: SignedIn): Html {
+  const mark = (path: string) =>
+    path === s.current
+      ? html` aria-current="page"`
+      : path === s.section
+        ? html` aria-current="true"`
+        : "";
   const links = s.nav
     .filter((entry) => entry.kinds.includes(s.caller.kind))
-    .map(
-      (entry) =>
-        html`<li><a href="${entry.path}"${entry.path === s.current ? html` aria-current="page"` : ""}>${entry.label}</a></li>`,
-    );
+    .map((entry) => html`<li><a href="${entry.path}"${mark(entry.path)}>${entry.label}</a></li>`);
   return html`<nav aria-label="Dashboard"><ul>${links}</ul></nav>
 <div class="who">
 <span><span class="org">${s.organizationName}</span> <span class="kind">${KIND_LABELS[s.caller.kind]}</span></span>
@@ -64,7 +68,7 @@ export function sendPage(
   const current = content.current ?? request.url.split("?")[0] ?? "";
   return sendHtml(
     reply.code(content.status ?? 200),
-    documentOf(content, { ...request.dashboard, current }),
+    documentOf(content, { ...request.dashboard, current, section: content.section }),
   );
 }
 

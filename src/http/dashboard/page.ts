@@ -55,5 +55,7 @@ export type PageContent = {
   body: Html;
   /** The path of the navigation entry to mark as current (default: the request's path). */
   current?: string;
+  /** The navigation entry a page below it belongs to (marked `aria-current="true"`). */
+  section?: string;
   status?: number;
 };

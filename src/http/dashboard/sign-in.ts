@@ -74,8 +74,10 @@ export function signInRoutes(
     }
     const body = request.body as Record<string, unknown> | undefined;
     const key = typeof body?.key === "string" ? body.key.trim() : "";
-    if (key === "" || key.length > MAX_KEY_LENGTH) {
-      return sendHtml(reply.code(400), signInPage("Enter an API key."));
+    if (key === "") return sendHtml(reply.code(400), signInPage("Enter an API key."));
+    if (key.length > MAX_KEY_LENGTH) {
+      const tooLong = `That is not an API key: a key is at most ${MAX_KEY_LENGTH} characters.`;
+      return sendHtml(reply.code(400), signInPage(tooLong));
     }
     try {
       const { token } = await deps.services.dashboardSessions.signIn(key);

@@ -6,7 +6,7 @@ import { sendPage } from "../layout.js";
 import { calendarGrid, calendarLegend } from "../views/calendar-grid.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
-import { makerParams, paramsOf, RANGE_PRESETS, trail } from "./page-parts.js";
+import { makerParams, paramsOf, RANGE_PRESETS, sectionOf, trail } from "./page-parts.js";
 
 type Key = { organizationId: string; baseCoinId: string };
 
@@ -45,5 +45,6 @@ ${page.markets.length === 0 ? html`<p class="placeholder">No obligation market i
     title: `Coverage calendar: ${page.organizationName}, ${page.baseCoinId}`,
     body,
     current: "",
+    section: sectionOf(request),
   });
 }

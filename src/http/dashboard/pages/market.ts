@@ -6,7 +6,7 @@ import { chartFigure } from "../views/chart.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { chartScripts, pageStyles } from "../views/own-assets.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
-import { marketParams, paramsOf, trail } from "./page-parts.js";
+import { marketParams, paramsOf, sectionOf, trail } from "./page-parts.js";
 
 const MARKET_PRESETS = [
   { days: 30, label: "30 days" },
@@ -36,6 +36,7 @@ ${flaggedDays(page.flaggedDays)}`;
     title: `${page.market.baseCoinId} on ${marketName(key)}`,
     body,
     current: "",
+    section: sectionOf(request),
   });
 }
 

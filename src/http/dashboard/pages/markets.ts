@@ -16,7 +16,7 @@ import { pageStyles } from "../views/own-assets.js";
 import { sendCalendarPage } from "./calendar.js";
 import { summaryCells, summaryHead } from "./coins.js";
 import { sendMarketPage } from "./market.js";
-import { makerParams, paramsOf, RANGE_PRESETS, trail } from "./page-parts.js";
+import { makerParams, paramsOf, RANGE_PRESETS, sectionOf, trail } from "./page-parts.js";
 
 /** A market maker's own coins: the way into its markets, calendars and charts. */
 export const ownMarketsPage: DashboardPage = {
@@ -102,6 +102,7 @@ ${
           title: `${page.maker.organizationName}: ${page.coin.name}`,
           body,
           current: "",
+          section: sectionOf(request),
         });
       },
     );

@@ -24,7 +24,7 @@ function freshnessBody(f: Freshness): Html {
 <div class="card"><dt>Reference data version</dt><dd class="figure">${f.version}</dd></div>
 <div class="card"><dt>Exchanges without data</dt><dd class="figure">${without.length} of ${f.exchanges.length}</dd></div>
 </dl>
-<div class="table-wrap" tabindex="0"><table>
+<div class="table-wrap" tabindex="0" role="region" aria-label="Exchanges"><table>
 <caption>Exchanges</caption>
 <thead><tr><th scope="col">Exchange</th><th scope="col">Name</th><th scope="col">Market data</th><th scope="col" class="num">Markets</th><th scope="col">Newest market collected since</th></tr></thead>
 <tbody>${f.exchanges.map(

@@ -17,7 +17,7 @@ type Engagements = Awaited<ReturnType<Services["operator"]["engagements"]>>;
 type Obligations = Awaited<ReturnType<Services["listObligations"]>>["items"];
 
 function organizationsTable(organizations: Organizations): Html {
-  return html`<div class="table-wrap" tabindex="0"><table>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Organizations"><table>
 <caption>Organizations (${organizations.length})</caption>
 <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Coins</th></tr></thead>
 <tbody>${organizations.map(
@@ -28,7 +28,7 @@ function organizationsTable(organizations: Organizations): Html {
 }
 
 function engagementsTable(engagements: Engagements): Html {
-  return html`<div class="table-wrap" tabindex="0"><table>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Engagements"><table>
 <caption>Engagements (${engagements.length})</caption>
 <thead><tr><th scope="col">Organization</th><th scope="col">Base coin</th><th scope="col">Type</th><th scope="col">Since</th><th scope="col">Until</th></tr></thead>
 <tbody>${engagements.map(
@@ -44,7 +44,7 @@ function kpiText(kpis: Obligations[number]["kpis"]): string {
 }
 
 function obligationsTable(obligations: Obligations): Html {
-  return html`<div class="table-wrap" tabindex="0"><table>
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Obligation periods"><table>
 <caption>Obligation periods (${obligations.length})</caption>
 <thead><tr><th scope="col">Market maker</th><th scope="col">Base coin</th><th scope="col">Since</th><th scope="col">Until</th><th scope="col">Markets</th><th scope="col">KPIs</th></tr></thead>
 <tbody>${obligations.map(

@@ -30,6 +30,10 @@ export function paramsOf<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
   return parsed.data;
 }
 
+/** The navigation entry a coin's pages sit under: the market maker's markets, else the coins. */
+export const sectionOf = (request: FastifyRequest): string =>
+  request.dashboard.caller.kind === "market_maker" ? "/app/markets" : "/app/coins";
+
 /** Where a page sits: under the project's and operator's coins, or the market maker's markets. */
 export function trail(
   request: FastifyRequest,

@@ -4,7 +4,7 @@ import { ELIGIBILITY_REASON_DESCRIPTIONS } from "../../../schemas/report.js";
 import { type Html, html } from "../html.js";
 import { groupedFigure } from "../views/market-links.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
-import { queryString } from "./form-query.js";
+import { pageSizeOptions, queryString } from "./form-query.js";
 
 export type ReportPage = z.infer<typeof reportPageSchema>;
 type Item = ReportPage["items"][number];
@@ -17,7 +17,6 @@ export type FilterChoices = {
 };
 
 export const DASHBOARD_PAGE_SIZE = 50;
-const PAGE_SIZES = [25, 50, 100, 500];
 
 function select(
   name: string,
@@ -39,7 +38,7 @@ ${select("baseCoinId", "Base coin", choices.coins, query.baseCoinId)}
 ${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
 <label>From<input type="date" name="dateGte" value="${query.dateGte ?? ""}"></label>
 <label>To<input type="date" name="dateLte" value="${query.dateLte ?? ""}"></label>
-<label>Per page<select name="pageSize">${PAGE_SIZES.map((n) => html`<option value="${n}"${n === pageSize ? html` selected` : ""}>${n}</option>`)}</select></label>
+<label>Per page<select name="pageSize">${pageSizeOptions(pageSize)}</select></label>
 <button type="submit">Apply</button>
 <a href="/app/reports">Clear</a>
 </form>`;
@@ -73,7 +72,7 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 function table(page: ReportPage, withOrganization: boolean): Html {
   const head = [...(withOrganization ? ["Market maker"] : []), "Date", "Exchange", "Base", "Quote"];
   const numeric = ["Bid depth ±2% (USD)", "Ask depth ±2% (USD)", "Spread %", "Top of book %"];
-  return html`<div class="table-wrap" tabindex="0"><table id="reports">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Reports"><table id="reports">
 <caption>Reports (${page.totalCount} matching)</caption>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th><th scope="col">Quality flags</th></tr></thead>
 <tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>

@@ -4,12 +4,11 @@ import type {
   SubmissionsQuery,
 } from "../../../schemas/submissions.js";
 import { type Html, html } from "../html.js";
-import { queryString } from "./form-query.js";
+import { pageSizeOptions, queryString } from "./form-query.js";
 
 type Item = SubmissionPage["items"][number];
 
 export const SUBMISSIONS_PAGE_SIZE = 50;
-const PAGE_SIZES = [25, 50, 100, 500];
 const STATUSES = [
   { id: "accepted", label: "Accepted" },
   { id: "rejected", label: "Rejected" },
@@ -35,7 +34,7 @@ ${STATUSES.map((s) => html`<option value="${s.id}"${s.id === query.status ? html
 </select></label>
 <label>From<input type="date" name="dateGte" value="${query.dateGte ?? ""}"></label>
 <label>To<input type="date" name="dateLte" value="${query.dateLte ?? ""}"></label>
-<label>Per page<select name="pageSize">${PAGE_SIZES.map((n) => html`<option value="${n}"${n === pageSize ? html` selected` : ""}>${n}</option>`)}</select></label>
+<label>Per page<select name="pageSize">${pageSizeOptions(pageSize)}</select></label>
 <button type="submit">Apply</button>
 <a href="/app/submissions">Clear</a>
 </form>`;
@@ -54,7 +53,7 @@ function row(item: Item): Html {
 function table(page: SubmissionPage): Html {
   const text = ["Received", "API", "Dry run", "Status"];
   const numeric = ["Records", "Created", "Updated", "Problems"];
-  return html`<div class="table-wrap" tabindex="0"><table id="submissions">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions"><table id="submissions">
 <caption>Submissions (${page.totalCount} matching)</caption>
 <thead><tr>${text.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Key prefix</th><th scope="col">Idempotency-Key</th></tr></thead>
 <tbody>${page.items.map(row)}</tbody>
@@ -64,18 +63,29 @@ function table(page: SubmissionPage): Html {
 function pager(query: SubmissionsQuery, page: SubmissionPage): Html {
   const link = (n: number, label: string, rel: string) =>
     html`<a rel="${rel}" href="/app/submissions${queryString({ ...query, page: n })}">${label}</a>`;
+  // Past the last page, "Previous" leads to the last page, not to another empty one.
+  const previous = Math.min(page.page - 1, Math.max(page.totalPages, 1));
   return html`<nav class="pager" aria-label="Pages">
-${page.page > 1 ? link(page.page - 1, "Previous page", "prev") : ""}
+${page.page > 1 ? link(previous, previous === page.page - 1 ? "Previous page" : "Last page", "prev") : ""}
 <span>Page ${page.page} of ${Math.max(page.totalPages, 1)}</span>
 ${page.page < page.totalPages ? link(page.page + 1, "Next page", "next") : ""}
 </nav>`;
+}
+
+/** Why the table is empty: a page past the end, days the wrong way round, or no match. */
+function emptyNote(query: SubmissionsQuery, page: SubmissionPage): string {
+  if (page.totalCount > 0)
+    return `Page ${page.page} is past the last page (${page.totalPages}) of the ${page.totalCount} matching submissions.`;
+  if (query.dateGte !== undefined && query.dateLte !== undefined && query.dateGte > query.dateLte)
+    return `No submission can match: From (${query.dateGte}) is after To (${query.dateLte}).`;
+  return "No submission matches these filters.";
 }
 
 /** The history: filters, the table (newest first, as the API lists it), the pager. */
 export function submissionsBody(query: SubmissionsQuery, page: SubmissionPage): Html {
   return html`${filterForm(query)}
 <p class="note">Every request to a submission endpoint that was decided (accepted or rejected, dry runs too), newest first; open one for its problems.</p>
-${page.items.length === 0 ? html`<p class="note">No submission matches these filters.</p>` : table(page)}
+${page.items.length === 0 ? html`<p class="note">${emptyNote(query, page)}</p>` : table(page)}
 ${pager({ ...query, pageSize: query.pageSize ?? SUBMISSIONS_PAGE_SIZE }, page)}`;
 }
 
@@ -104,7 +114,7 @@ function problemsTable(s: SubmissionDetail): Html {
     s.problems.length < s.problemCount
       ? `Problems (the first ${count(s.problems.length)} of ${count(s.problemCount)})`
       : `Problems (${count(s.problemCount)})`;
-  return html`<div class="table-wrap" tabindex="0"><table id="problems">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Problems"><table id="problems">
 <caption>${caption}</caption>
 <thead><tr><th scope="col">Path</th><th scope="col">Message</th><th scope="col">Code</th></tr></thead>
 <tbody>${s.problems.map(
