@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { METRICS, type Report } from "../src/domain/report.js";
-import { metricColumn } from "../src/store/report-store.js";
+import { metricColumn, RECORD_KEY_COLUMNS } from "../src/store/report-store.js";
 
 /**
  * A storage path the service does not take, measured by `bench:ingest-parts` (issue 19, goal
@@ -39,14 +39,11 @@ export async function copyNewKeys(
 }
 
 const metricColumns = METRICS.map(metricColumn);
+// In the order storeBatch encodes them.
 const REPORT_COLUMNS = [
   "id",
   "organization_id",
-  "date",
-  "exchange_id",
-  "base_coin_id",
-  "quote_key",
-  "instrument_type",
+  ...RECORD_KEY_COLUMNS,
   "quote_coin_id",
   "quote_coin_symbol",
   "type",
