@@ -28,7 +28,7 @@ const stored = async () => {
 };
 
 describe("submissions by project and operator keys", () => {
-  it("are refused with 403 whatever the body, dry runs too, and store nothing", async () => {
+  it("are refused with 403 whatever the body, dry runs too, and store no report, only the log line", async () => {
     const before = await stored();
     const attempts = [
       { url: "/api/v2/report", payload: { data: [v2Record()] } },
@@ -45,14 +45,30 @@ describe("submissions by project and operator keys", () => {
       },
       { url: "/api/v1/report", payload: "text", headers: { "content-type": "text/plain" } },
     ];
+    const logged: string[] = [];
     for (const key of [READER_KEYS.chainlinkLabs, READER_KEYS.operator]) {
       for (const attempt of attempts) {
         const response = await t.request({ method: "POST", key, ...attempt });
         expect(response.statusCode, `${attempt.url} ${response.body}`).toBe(403);
         expect(response.json()).toEqual(FORBIDDEN);
+        logged.push(String(response.headers["x-submission-id"]));
       }
     }
-    expect(await stored()).toEqual(before);
+    // No report nor version; each attempt is a rejected line of its own organization's log
+    // (CONTRACT section 5), whose one problem names why.
+    const [reports, versions, submissions] = before;
+    expect(await stored()).toEqual([reports, versions, (submissions ?? 0) + logged.length]);
+    const lines = await sql<{ organization_id: string; status: string; problems: unknown }>`
+      select organization_id, status, problems from submissions
+      where id = any(${logged}::uuid[])`.execute(t.database.db);
+    expect(lines.rows).toHaveLength(logged.length);
+    for (const line of lines.rows) {
+      expect(["chainlink-labs", "platform"]).toContain(line.organization_id);
+      expect(line.status).toBe("rejected");
+      expect(line.problems).toEqual([
+        { path: null, message: FORBIDDEN.message, code: "key_may_not_submit" },
+      ]);
+    }
     // A market maker's key still submits.
     const accepted = await t.request({
       method: "POST",

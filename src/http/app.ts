@@ -1,8 +1,6 @@
-import { isUtf8 } from "node:buffer";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import swagger from "@fastify/swagger";
 import Fastify, {
-  errorCodes,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyReply,
@@ -28,6 +26,7 @@ import type { SharedLimits } from "./dashboard/page.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
+import { acceptUtf8JsonOnly, emptyBodiesAreNoBodies } from "./request-bodies.js";
 import { requestIdOf } from "./request-id.js";
 import { docsRoutes } from "./routes/docs.js";
 import { healthRoutes } from "./routes/health.js";
@@ -81,9 +80,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(options));
 
   app.decorateRequest("caller", null as unknown as Caller);
-  // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
-  // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
-  app.removeContentTypeParser("text/plain");
   acceptUtf8JsonOnly(app);
   app.setErrorHandler(errorHandler({ maxProblems: http.maxProblemsPerResponse }));
   app.setNotFoundHandler((request, reply) => {
@@ -107,15 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(docsRoutes());
   await app.register(rootRoutes());
   await app.register(metricsRoute(options.metrics));
-  // One budget each for the API and the dashboard: failed authentications per address, and
-  // CSV exports streaming at once per key.
-  const limits: SharedLimits = {
-    authFailures: authFailureCounter(
-      options.rateCounters ?? localCounters,
-      http.authFailuresPerMinute,
-    ),
-    exports: exportSlots(http.maxExportsPerKey),
-  };
+  const limits = sharedLimitsOf(options);
   await app.register(async (api) => {
     noStore(api);
     authenticateWithLimits(api, {
@@ -236,34 +224,15 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
 }
 
 /**
- * JSON bodies must be UTF-8 (RFC 8259). Decoded as text, a byte that is not would become
- * U+FFFD, and two different values (a Latin-1 `é` and `ÿ` in a quote symbol) the same stored
- * key: such a body is malformed JSON, refused like any other, whatever charset it names.
+ * One budget each for the API and the dashboard: failed authentications per address, and CSV
+ * exports streaming at once per key.
  */
-function acceptUtf8JsonOnly(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser("remove", "remove");
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
-    const bytes = body as Buffer;
-    if (!isUtf8(bytes)) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
-    return parseJson(request, bytes.toString("utf8"), done);
-  });
-}
-
-/**
- * A route that takes no body (DELETE /api/v1/webhooks/{id}, POST …/test, …/retry) answers an
- * empty body labelled `application/json` as if none came: many clients send that header on
- * every call. Routes that take a body still answer an empty one "Malformed JSON body".
- */
-function emptyBodiesAreNoBodies(api: FastifyInstance): void {
-  api.addHook("onRequest", async (request) => {
-    if (request.routeOptions.schema?.body === undefined && hasNoBody(request.headers))
-      delete request.headers["content-type"];
-  });
-}
-
-/** `Content-Length: 0`, or neither a length nor a transfer coding (as `curl -X DELETE` sends). */
-function hasNoBody(headers: IncomingHttpHeaders): boolean {
-  const length = headers["content-length"];
-  return length === "0" || (length === undefined && headers["transfer-encoding"] === undefined);
+function sharedLimitsOf(options: AppOptions): SharedLimits {
+  return {
+    authFailures: authFailureCounter(
+      options.rateCounters ?? localCounters,
+      options.http.authFailuresPerMinute,
+    ),
+    exports: exportSlots(options.http.maxExportsPerKey),
+  };
 }

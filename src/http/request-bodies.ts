@@ -1,0 +1,39 @@
+import { isUtf8 } from "node:buffer";
+import type { IncomingHttpHeaders } from "node:http";
+import { errorCodes, type FastifyInstance } from "fastify";
+
+/**
+ * JSON bodies only, and in UTF-8 (RFC 8259). Decoded as text, a byte that is not would become
+ * U+FFFD, and two different values (a Latin-1 `é` and `ÿ` in a quote symbol) the same stored
+ * key: such a body is malformed JSON, refused like any other, whatever charset it names.
+ */
+export function acceptUtf8JsonOnly(app: FastifyInstance): void {
+  // Fastify parses text/plain bodies into strings by default; the API speaks JSON only, so
+  // any other content type is a 415 (CONTRACT section 2), not a confusing 400.
+  app.removeContentTypeParser("text/plain");
+  const parseJson = app.getDefaultJsonParser("remove", "remove");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+    return parseJson(request, bytes.toString("utf8"), done);
+  });
+}
+
+/**
+ * A route that takes no body (DELETE /api/v1/webhooks/{id}, POST …/test, …/retry) answers an
+ * empty body labelled `application/json` as if none came: many clients send that header on
+ * every call. Routes that take a body still answer an empty one "Malformed JSON body".
+ */
+export function emptyBodiesAreNoBodies(api: FastifyInstance): void {
+  api.addHook("onRequest", async (request) => {
+    if (request.routeOptions.schema?.body === undefined && hasNoBody(request.headers))
+      delete request.headers["content-type"];
+  });
+}
+
+/** `Content-Length: 0`, or neither a length nor a transfer coding (as `curl -X DELETE` sends). */
+function hasNoBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers["content-length"];
+  return length === "0" || (length === undefined && headers["transfer-encoding"] === undefined);
+}
