@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { v1Record, v2Record } from "./helpers/fixture.js";
@@ -127,6 +128,27 @@ describe("the shape of the body", () => {
     const response = await submit(t, 2, "data", { headers: { "content-type": "text/plain" } });
     expect(response.statusCode).toBe(415);
     expect(response.json()).toMatchObject({ statusCode: 415, message: expect.any(String) });
+  });
+
+  it("a compressed body is refused with 415 naming its Content-Encoding, not as malformed JSON", async () => {
+    const record = JSON.stringify({ data: [v2Record({ date: "2025-06-01" })] });
+    const before = await rowCounts(t);
+    for (const contentEncoding of ["gzip", "br", "identity, gzip"]) {
+      const response = await submit(t, 2, gzipSync(record), {
+        headers: { "content-type": "application/json", "content-encoding": contentEncoding },
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toEqual({
+        statusCode: 415,
+        error: "Unsupported Media Type",
+        message: "Unsupported Content-Encoding: send the body uncompressed",
+      });
+    }
+    expect(await rowCounts(t)).toEqual(before);
+    const identity = await submit(t, 2, record, {
+      headers: { "content-encoding": "Identity", "x-dry-run": "true" },
+    });
+    expect(identity.statusCode).toBe(201);
   });
 
   it("a body over 2 MiB is refused with 413", async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_CODES } from "../src/domain/problem-codes.js";
@@ -260,6 +261,15 @@ describe("submission feedback", () => {
         {
           path: null,
           message: "Unsupported Media Type: send application/json",
+          code: "unsupported_media_type",
+        },
+      ],
+      [
+        [t, 2, gzipSync('{"data": []}'), { headers: { "content-encoding": "gzip" } }],
+        415,
+        {
+          path: null,
+          message: "Unsupported Content-Encoding: send the body uncompressed",
           code: "unsupported_media_type",
         },
       ],

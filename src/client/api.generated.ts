@@ -1412,7 +1412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1796,7 +1796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3473,7 +3473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3794,7 +3794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4019,7 +4019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4239,7 +4239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4650,7 +4650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body is not JSON */
+            /** @description Body is not JSON, or is compressed (a Content-Encoding other than identity) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

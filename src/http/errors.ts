@@ -102,6 +102,8 @@ export function clientErrorBody(error: FastifyError, status: number): ErrorBody 
       return errorBody(413, "Request body is larger than the limit");
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return errorBody(415, "Unsupported Media Type: send application/json");
+    case "TR_ERR_UNSUPPORTED_CONTENT_ENCODING":
+      return errorBody(415, error.message);
     default:
       // A JSON syntax error from the body parser carries no code of its own.
       if (status === 400 && error instanceof SyntaxError)

@@ -71,7 +71,7 @@ export const errorResponses = {
   415: errorResponse(
     415,
     "Unsupported Media Type",
-    "Body is not JSON",
+    "Body is not JSON, or is compressed (a Content-Encoding other than identity)",
     "Unsupported Media Type: send application/json",
   ),
   422: errorResponse(

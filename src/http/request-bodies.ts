@@ -14,6 +14,8 @@ export function acceptUtf8JsonOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("remove", "remove");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    if (!isIdentityCoded(request.headers["content-encoding"]))
+      return done(new UnsupportedContentEncoding());
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
     return parseJson(request, bytes.toString("utf8"), done);
@@ -36,4 +38,24 @@ export function emptyBodiesAreNoBodies(api: FastifyInstance): void {
 function hasNoBody(headers: IncomingHttpHeaders): boolean {
   const length = headers["content-length"];
   return length === "0" || (length === undefined && headers["transfer-encoding"] === undefined);
+}
+
+/**
+ * A compressed body (`Content-Encoding: gzip`) is not decoded: read as JSON it would be
+ * "Malformed JSON body", which sends its sender looking in the wrong place. RFC 9110 section
+ * 8.4.1 answers an unacceptable content coding with 415, and so do we.
+ */
+export class UnsupportedContentEncoding extends Error {
+  readonly code = "TR_ERR_UNSUPPORTED_CONTENT_ENCODING";
+  readonly statusCode = 415;
+  constructor() {
+    super("Unsupported Content-Encoding: send the body uncompressed");
+  }
+}
+
+function isIdentityCoded(contentEncoding: string | undefined): boolean {
+  return (contentEncoding ?? "").split(",").every((coding) => {
+    const name = coding.trim().toLowerCase();
+    return name === "" || name === "identity";
+  });
 }

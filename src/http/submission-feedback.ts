@@ -27,6 +27,7 @@ const BODY_ERROR_CODES: Record<string, ProblemCode> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: "malformed_json",
   FST_ERR_CTP_BODY_TOO_LARGE: "body_too_large",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
+  TR_ERR_UNSUPPORTED_CONTENT_ENCODING: "unsupported_media_type",
 };
 
 /**
