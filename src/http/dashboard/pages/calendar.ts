@@ -6,6 +6,7 @@ import { sendPage } from "../layout.js";
 import { calendarGrid, calendarLegend } from "../views/calendar-grid.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
+import { tableRegion } from "../views/table-region.js";
 import { makerParams, paramsOf, RANGE_PRESETS, sectionOf, trail } from "./page-parts.js";
 
 type Key = { organizationId: string; baseCoinId: string };
@@ -21,7 +22,7 @@ function marketSection(
   return html`<section class="market-calendar" id="market-${i + 1}" aria-labelledby="market-${i + 1}-title">
 <h2 id="market-${i + 1}-title"><a href="${marketPath({ ...key, ...market })}">${name}</a></h2>
 ${calendarGrid(market, range)}
-<div class="table-wrap" tabindex="0" role="region" aria-label="Days by mark, ${name}"><table class="counts"><caption>Days by mark, ${name}</caption>
+${tableRegion(`Days by mark, ${name}`)}<table class="counts"><caption>Days by mark, ${name}</caption>
 <thead><tr>${CALENDAR_MARKS.map((mark) => html`<th scope="col" class="num">${mark}</th>`)}</tr></thead>
 <tbody><tr>${CALENDAR_MARKS.map((mark) => html`<td class="num">${market.counts[mark]}</td>`)}</tr></tbody></table></div>
 </section>`;

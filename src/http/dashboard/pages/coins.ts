@@ -13,6 +13,7 @@ import {
   rangeOf,
 } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
+import { tableRegion } from "../views/table-region.js";
 import { coinParams, paramsOf, RANGE_PRESETS } from "./page-parts.js";
 
 /** The cells a market maker's summary shows, after its name (the coin and drill-down tables). */
@@ -52,7 +53,7 @@ export const coinPages: DashboardPage = {
         coins.length === 0
           ? html`<p class="placeholder">No coin has obligations yet.</p>`
           : html`<p class="lede">Choose a coin to compare its market makers.</p>
-<div class="table-wrap" tabindex="0" role="region" aria-label="Coins"><table><caption>Coins</caption>
+${tableRegion("Coins")}<table><caption>Coins</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Symbol</th><th scope="col">Id</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
       return sendPage(request, reply, { title: "Coins", body });
@@ -75,7 +76,7 @@ ${rangeForm(coinPath(baseCoinId), range, RANGE_PRESETS)}
 ${
   page.makers.length === 0
     ? html`<p class="placeholder">No market maker owes anything for this coin in this range.</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Market makers"><table id="makers" class="summary"><caption>Market makers, ${page.dateGte} to ${page.dateLte}</caption>
+    : html`${tableRegion("Market makers")}<table id="makers" class="summary"><caption>Market makers, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market maker</th><th scope="col" class="num">Markets</th>${summaryHead}</tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }`;

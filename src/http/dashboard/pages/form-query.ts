@@ -1,4 +1,3 @@
-import { type Html, html } from "../html.js";
 /**
  * A GET form's query as the API's schemas expect it: a field left empty is absent (a form
  * sends `dateGte=` for an empty date), and a repeated parameter keeps its first value.
@@ -21,16 +20,4 @@ export function queryString(params: Record<string, string | number | undefined>)
   }
   const text = search.toString();
   return text === "" ? "" : `?${text}`;
-}
-
-const PAGE_SIZES = [25, 50, 100, 500];
-
-/** The "Per page" choices, the page's own size among them (marked) when an address asked for another. */
-export function pageSizeOptions(pageSize: number): Html[] {
-  const sizes = PAGE_SIZES.includes(pageSize)
-    ? PAGE_SIZES
-    : [...PAGE_SIZES, pageSize].sort((a, b) => a - b);
-  return sizes.map(
-    (n) => html`<option value="${n}"${n === pageSize ? html` selected` : ""}>${n}</option>`,
-  );
 }

@@ -6,6 +6,7 @@ import { chartFigure } from "../views/chart.js";
 import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
 import { chartScripts, pageStyles } from "../views/own-assets.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
+import { tableRegion } from "../views/table-region.js";
 import { marketParams, paramsOf, sectionOf, trail } from "./page-parts.js";
 
 const MARKET_PRESETS = [
@@ -44,7 +45,7 @@ ${flaggedDays(page.flaggedDays)}`;
 function flaggedDays(days: { date: string; flags: string[] }[]): Html {
   if (days.length === 0)
     return html`<p class="note" id="flagged-days">No reported day in this range carries a quality flag.</p>`;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Flagged days"><table id="flagged-days">
+  return html`${tableRegion("Flagged days")}<table id="flagged-days">
 <caption>Flagged days (${days.length}): reports whose numbers fail a quality check</caption>
 <thead><tr><th scope="col">Date</th><th scope="col">Quality flags</th></tr></thead>
 <tbody>${days.map((d) => html`<tr><th scope="row">${d.date}</th><td>${qualityFlagsText(d.flags)}</td></tr>`)}</tbody>

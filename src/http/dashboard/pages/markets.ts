@@ -13,6 +13,7 @@ import {
   rangeOf,
 } from "../views/market-links.js";
 import { pageStyles } from "../views/own-assets.js";
+import { tableRegion } from "../views/table-region.js";
 import { sendCalendarPage } from "./calendar.js";
 import { summaryCells, summaryHead } from "./coins.js";
 import { sendMarketPage } from "./market.js";
@@ -92,7 +93,7 @@ ${rangeForm(makerPath(key), page, RANGE_PRESETS)}
 ${
   page.markets.length === 0
     ? html`<p class="placeholder">No obligation names a market of ${page.coin.name} for ${page.maker.organizationName} in this range, so there is nothing to score. ${await whereReportsAre(services, request.dashboard.caller, key, page.coin.name)}</p>`
-    : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Markets"><table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
+    : html`${tableRegion("Markets")}<table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market (charts)</th>${summaryHead}<th scope="col" class="num">Days eligible</th></tr></thead>
 <tbody>${rows}</tbody>
 <tfoot><tr><th scope="row">All ${page.maker.markets} markets</th>${summaryCells(page.maker)}<td class="num">${page.markets.reduce((sum, m) => sum + m.daysEligible, 0)}</td></tr></tfoot>

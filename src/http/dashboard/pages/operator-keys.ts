@@ -3,6 +3,7 @@ import type { Services } from "../../../services/index.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
+import { tableRegion } from "../views/table-region.js";
 
 const OPERATOR = ["operator"] as const;
 
@@ -13,7 +14,7 @@ export const utcMinute = (at: Date | null) =>
   at === null ? null : `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
 function keysTable(keys: Keys): Html {
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="API keys"><table>
+  return html`${tableRegion("API keys")}<table>
 <caption>API keys (${keys.length}, ${keys.filter((k) => k.revokedAt === null).length} active)</caption>
 <thead><tr><th scope="col">Organization</th><th scope="col">Prefix</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Revoked</th></tr></thead>
 <tbody>${keys.map(

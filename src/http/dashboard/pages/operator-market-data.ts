@@ -4,6 +4,7 @@ import type { ExchangeFreshness } from "../../../services/operator-views.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
+import { tableRegion } from "../views/table-region.js";
 import { utcMinute } from "./operator-keys.js";
 
 const OPERATOR = ["operator"] as const;
@@ -24,7 +25,7 @@ function freshnessBody(f: Freshness): Html {
 <div class="card"><dt>Reference data version</dt><dd class="figure">${f.version}</dd></div>
 <div class="card"><dt>Exchanges without data</dt><dd class="figure">${without.length} of ${f.exchanges.length}</dd></div>
 </dl>
-<div class="table-wrap" tabindex="0" role="region" aria-label="Exchanges"><table>
+${tableRegion("Exchanges")}<table>
 <caption>Exchanges</caption>
 <thead><tr><th scope="col">Exchange</th><th scope="col">Name</th><th scope="col">Market data</th><th scope="col" class="num">Markets</th><th scope="col">Newest market collected since</th></tr></thead>
 <tbody>${f.exchanges.map(

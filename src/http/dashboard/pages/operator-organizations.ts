@@ -3,6 +3,7 @@ import type { Services } from "../../../services/index.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
+import { tableRegion } from "../views/table-region.js";
 
 const OPERATOR = ["operator"] as const;
 
@@ -17,7 +18,7 @@ type Engagements = Awaited<ReturnType<Services["operator"]["engagements"]>>;
 type Obligations = Awaited<ReturnType<Services["listObligations"]>>["items"];
 
 function organizationsTable(organizations: Organizations): Html {
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Organizations"><table>
+  return html`${tableRegion("Organizations")}<table>
 <caption>Organizations (${organizations.length})</caption>
 <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Coins</th></tr></thead>
 <tbody>${organizations.map(
@@ -28,7 +29,7 @@ function organizationsTable(organizations: Organizations): Html {
 }
 
 function engagementsTable(engagements: Engagements): Html {
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Engagements"><table>
+  return html`${tableRegion("Engagements")}<table>
 <caption>Engagements (${engagements.length})</caption>
 <thead><tr><th scope="col">Organization</th><th scope="col">Base coin</th><th scope="col">Type</th><th scope="col">Since</th><th scope="col">Until</th></tr></thead>
 <tbody>${engagements.map(
@@ -44,7 +45,7 @@ function kpiText(kpis: Obligations[number]["kpis"]): string {
 }
 
 function obligationsTable(obligations: Obligations): Html {
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Obligation periods"><table>
+  return html`${tableRegion("Obligation periods")}<table>
 <caption>Obligation periods (${obligations.length})</caption>
 <thead><tr><th scope="col">Market maker</th><th scope="col">Base coin</th><th scope="col">Since</th><th scope="col">Until</th><th scope="col">Markets</th><th scope="col">KPIs</th></tr></thead>
 <tbody>${obligations.map(

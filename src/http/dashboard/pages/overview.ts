@@ -10,6 +10,7 @@ import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import type { DashboardPage } from "../page.js";
 import { makerPath, marketPath } from "../views/market-links.js";
+import { tableRegion } from "../views/table-region.js";
 import { formQuery } from "./form-query.js";
 
 const overviewQuerySchema = z.object({ date: scorecardQuerySchema.shape.dateLte });
@@ -49,7 +50,7 @@ function marketsTable(overview: DayOverview): Html {
 <td>${m.eligibilityStatus === null ? "—" : m.eligibilityStatus === "eligible" ? "Eligible" : "Ineligible"}</td>
 </tr>`,
   );
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Obligation markets"><table>
+  return html`${tableRegion("Obligation markets")}<table>
 <caption>Obligation markets on ${overview.date}</caption>
 <thead><tr><th scope="col">Base coin</th><th scope="col">Exchange</th><th scope="col">Quote</th><th scope="col">Instrument</th><th scope="col">Report</th><th scope="col">Timeliness</th><th scope="col">KPIs</th><th scope="col">Eligibility</th></tr></thead>
 <tbody>${rows}</tbody>
@@ -75,7 +76,7 @@ function eligibilityTable(overview: DayOverview): Html {
     keyof typeof ELIGIBILITY_REASON_DESCRIPTIONS,
     number,
   ][];
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Eligibility"><table>
+  return html`${tableRegion("Eligibility")}<table>
 <caption>Eligibility of the ${eligibility.total} reports dated ${overview.date}</caption>
 <thead><tr><th scope="col">Eligibility</th><th scope="col" class="num">Reports</th><th scope="col">Meaning</th></tr></thead>
 <tbody>

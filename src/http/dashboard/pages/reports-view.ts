@@ -4,7 +4,9 @@ import { ELIGIBILITY_REASON_DESCRIPTIONS } from "../../../schemas/report.js";
 import { type Html, html } from "../html.js";
 import { groupedFigure } from "../views/market-links.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
-import { pageSizeOptions, queryString } from "./form-query.js";
+import { tableRegion } from "../views/table-region.js";
+import { queryString } from "./form-query.js";
+import { emptyNote, pager, pageSizeOptions } from "./list-parts.js";
 
 export type ReportPage = z.infer<typeof reportPageSchema>;
 type Item = ReportPage["items"][number];
@@ -72,33 +74,12 @@ ${withOrganization ? html`<td>${item.organizationName ?? ""}</td>` : ""}
 function table(page: ReportPage, withOrganization: boolean): Html {
   const head = [...(withOrganization ? ["Market maker"] : []), "Date", "Exchange", "Base", "Quote"];
   const numeric = ["Bid depth ±2% (USD)", "Ask depth ±2% (USD)", "Spread %", "Top of book %"];
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Reports"><table id="reports">
+  return html`${tableRegion("Reports")}<table id="reports">
 <caption>Reports (${page.totalCount} matching)</caption>
 <thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Eligibility</th><th scope="col">Quality flags</th></tr></thead>
 <tbody>${page.items.map((item) => row(item, withOrganization))}</tbody>
 </table></div>
 ${eligibilityLegend(page.items)}`;
-}
-
-function pager(query: ListQuery, page: ReportPage): Html {
-  const link = (n: number, label: string, rel: string) =>
-    html`<a rel="${rel}" href="/app/reports${queryString({ ...query, page: n })}">${label}</a>`;
-  // Past the last page, "Previous" leads to the last page, not to another empty one.
-  const previous = Math.min(page.page - 1, Math.max(page.totalPages, 1));
-  return html`<nav class="pager" aria-label="Pages">
-${page.page > 1 ? link(previous, previous === page.page - 1 ? "Previous page" : "Last page", "prev") : ""}
-<span>Page ${page.page} of ${Math.max(page.totalPages, 1)}</span>
-${page.page < page.totalPages ? link(page.page + 1, "Next page", "next") : ""}
-</nav>`;
-}
-
-/** Why the table is empty: a page past the end, dates the wrong way round, or no match. */
-function emptyNote(query: ListQuery, page: ReportPage): string {
-  if (page.totalCount > 0)
-    return `Page ${page.page} is past the last page (${page.totalPages}) of the ${page.totalCount} matching reports.`;
-  if (query.dateGte !== undefined && query.dateLte !== undefined && query.dateGte > query.dateLte)
-    return `No report can match: From (${query.dateGte}) is after To (${query.dateLte}).`;
-  return "No report matches these filters.";
 }
 
 /** The reports page: filters, the CSV link (every matching report), the table, the pager. */
@@ -111,6 +92,6 @@ export function reportsBody(
   const { page: _page, pageSize: _size, ...filters } = query;
   return html`${filterForm(query, choices)}
 <p><a class="button" href="/app/reports.csv${queryString(filters)}" download>Download CSV</a> <span class="note">every report matching the filters (${page.totalCount}), as the API's export</span></p>
-${page.items.length === 0 ? html`<p class="note">${emptyNote(query, page)}</p>` : table(page, withOrganization)}
-${pager({ ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE }, page)}`;
+${page.items.length === 0 ? html`<p class="note">${emptyNote("report", query, page)}</p>` : table(page, withOrganization)}
+${pager("/app/reports", { ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE }, page)}`;
 }

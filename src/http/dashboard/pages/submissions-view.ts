@@ -4,7 +4,8 @@ import type {
   SubmissionsQuery,
 } from "../../../schemas/submissions.js";
 import { type Html, html } from "../html.js";
-import { pageSizeOptions, queryString } from "./form-query.js";
+import { tableRegion } from "../views/table-region.js";
+import { emptyNote, pager, pageSizeOptions } from "./list-parts.js";
 
 type Item = SubmissionPage["items"][number];
 
@@ -53,40 +54,19 @@ function row(item: Item): Html {
 function table(page: SubmissionPage): Html {
   const text = ["Received", "API", "Dry run", "Status"];
   const numeric = ["Records", "Created", "Updated", "Problems"];
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Submissions"><table id="submissions">
+  return html`${tableRegion("Submissions")}<table id="submissions">
 <caption>Submissions (${page.totalCount} matching)</caption>
 <thead><tr>${text.map((h) => html`<th scope="col">${h}</th>`)}${numeric.map((h) => html`<th scope="col" class="num">${h}</th>`)}<th scope="col">Key prefix</th><th scope="col">Idempotency-Key</th></tr></thead>
 <tbody>${page.items.map(row)}</tbody>
 </table></div>`;
 }
 
-function pager(query: SubmissionsQuery, page: SubmissionPage): Html {
-  const link = (n: number, label: string, rel: string) =>
-    html`<a rel="${rel}" href="/app/submissions${queryString({ ...query, page: n })}">${label}</a>`;
-  // Past the last page, "Previous" leads to the last page, not to another empty one.
-  const previous = Math.min(page.page - 1, Math.max(page.totalPages, 1));
-  return html`<nav class="pager" aria-label="Pages">
-${page.page > 1 ? link(previous, previous === page.page - 1 ? "Previous page" : "Last page", "prev") : ""}
-<span>Page ${page.page} of ${Math.max(page.totalPages, 1)}</span>
-${page.page < page.totalPages ? link(page.page + 1, "Next page", "next") : ""}
-</nav>`;
-}
-
-/** Why the table is empty: a page past the end, days the wrong way round, or no match. */
-function emptyNote(query: SubmissionsQuery, page: SubmissionPage): string {
-  if (page.totalCount > 0)
-    return `Page ${page.page} is past the last page (${page.totalPages}) of the ${page.totalCount} matching submissions.`;
-  if (query.dateGte !== undefined && query.dateLte !== undefined && query.dateGte > query.dateLte)
-    return `No submission can match: From (${query.dateGte}) is after To (${query.dateLte}).`;
-  return "No submission matches these filters.";
-}
-
 /** The history: filters, the table (newest first, as the API lists it), the pager. */
 export function submissionsBody(query: SubmissionsQuery, page: SubmissionPage): Html {
   return html`${filterForm(query)}
 <p class="note">Every request to a submission endpoint that was decided (accepted or rejected, dry runs too), newest first; open one for its problems.</p>
-${page.items.length === 0 ? html`<p class="note">${emptyNote(query, page)}</p>` : table(page)}
-${pager({ ...query, pageSize: query.pageSize ?? SUBMISSIONS_PAGE_SIZE }, page)}`;
+${page.items.length === 0 ? html`<p class="note">${emptyNote("submission", query, page)}</p>` : table(page)}
+${pager("/app/submissions", { ...query, pageSize: query.pageSize ?? SUBMISSIONS_PAGE_SIZE }, page)}`;
 }
 
 export const submissionTitle = (s: SubmissionDetail) => `Submission of ${utcSecond(s.receivedAt)}`;
@@ -114,7 +94,7 @@ function problemsTable(s: SubmissionDetail): Html {
     s.problems.length < s.problemCount
       ? `Problems (the first ${count(s.problems.length)} of ${count(s.problemCount)})`
       : `Problems (${count(s.problemCount)})`;
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Problems"><table id="problems">
+  return html`${tableRegion("Problems")}<table id="problems">
 <caption>${caption}</caption>
 <thead><tr><th scope="col">Path</th><th scope="col">Message</th><th scope="col">Code</th></tr></thead>
 <tbody>${s.problems.map(

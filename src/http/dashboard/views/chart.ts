@@ -1,6 +1,7 @@
 import type { Chart } from "../../../services/dashboard-market.js";
 import { escapeHtml, Html, html } from "../html.js";
 import { figure } from "./market-links.js";
+import { tableRegion } from "./table-region.js";
 
 /**
  * A chart and its numbers: a `<figure>` whose table (in a `<details>`, for screen readers and
@@ -28,7 +29,7 @@ export function chartFigure(chart: Chart, dates: readonly string[]): Html {
 <div class="chart-canvas" aria-hidden="true"><noscript><p class="note">The chart is drawn with JavaScript, which is off: its figures are in the table below (open it).</p></noscript></div>
 <details>
 <summary>${chart.title}: the figures (${dates.length} days)</summary>
-<div class="table-wrap" tabindex="0" role="region" aria-label="${chart.title}: figures">
+${tableRegion(`${chart.title}: figures`)}
 <table>
 <caption>${chart.title}, by day (${unit})</caption>
 <thead><tr><th scope="col">Date</th>${head}</tr></thead>
