@@ -19,6 +19,15 @@ async function appAt(clock: { now: Date }, env: Record<string, string> = {}) {
 /** A GET /app answered with the sign-in form (the session is gone). */
 const signedOut = (response: { body: string }) => response.body.includes('action="/app/sign-in"');
 
+/** POST /app/sign-in with `key` as the form sends it. */
+const postSignIn = (app: TestApp, key: string, headers: Record<string, string> = {}) =>
+  app.request({
+    method: "POST",
+    url: "/app/sign-in",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    payload: `key=${key}`,
+  });
+
 const later = (clock: { now: Date }, ms: number) => {
   clock.now = new Date(clock.now.getTime() + ms);
 };
@@ -36,12 +45,7 @@ describe("dashboard sign-in", () => {
 
   it("opens a session with an HttpOnly, SameSite=Strict cookie (not Secure over plain http)", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
-    const response = await app.request({
-      method: "POST",
-      url: "/app/sign-in",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: `key=${KEYS.acme}`,
-    });
+    const response = await postSignIn(app, KEYS.acme);
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe("/app");
     const cookie = String(response.headers["set-cookie"]);
@@ -57,12 +61,7 @@ describe("dashboard sign-in", () => {
       { now: new Date("2025-03-10T09:00:00Z") },
       { PUBLIC_URL: "https://reports.example.com" },
     );
-    const response = await app.request({
-      method: "POST",
-      url: "/app/sign-in",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      payload: `key=${KEYS.acme}`,
-    });
+    const response = await postSignIn(app, KEYS.acme);
     const cookie = String(response.headers["set-cookie"]);
     expect(cookie).toMatch(/^__Host-tr_session=/);
     expect(cookie).toContain("Secure");
@@ -73,13 +72,8 @@ describe("dashboard sign-in", () => {
     for (const [key, message] of [
       ["not-a-key-0123456789abcdef0123456789", "Invalid API key"],
       [KEYS.acmeRevoked, "API key has been revoked"],
-    ]) {
-      const response = await app.request({
-        method: "POST",
-        url: "/app/sign-in",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: `key=${key}`,
-      });
+    ] as const) {
+      const response = await postSignIn(app, key);
       expect(response.statusCode).toBe(401);
       expect(response.body).toContain(message);
       expect(response.headers["set-cookie"]).toBeUndefined();
@@ -91,13 +85,8 @@ describe("dashboard sign-in", () => {
     for (const [key, message] of [
       ["", "Enter an API key."],
       ["k".repeat(513), "That is not an API key: a key is at most 512 characters."],
-    ]) {
-      const response = await app.request({
-        method: "POST",
-        url: "/app/sign-in",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: `key=${key}`,
-      });
+    ] as const) {
+      const response = await postSignIn(app, key);
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain(message);
     }
@@ -105,15 +94,7 @@ describe("dashboard sign-in", () => {
 
   it("refuses a sign-in posted from another origin", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
-    const response = await app.request({
-      method: "POST",
-      url: "/app/sign-in",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: "https://evil.example",
-      },
-      payload: `key=${KEYS.acme}`,
-    });
+    const response = await postSignIn(app, KEYS.acme, { origin: "https://evil.example" });
     expect(response.statusCode).toBe(403);
     expect(response.headers["set-cookie"]).toBeUndefined();
   });
@@ -123,15 +104,9 @@ describe("dashboard sign-in", () => {
       { now: new Date("2025-03-10T09:00:00Z") },
       { PUBLIC_URL: "https://reports.example.com" },
     );
-    const response = await app.request({
-      method: "POST",
-      url: "/app/sign-in",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        origin: "https://reports.example.com",
-        host: "127.0.0.1:8080",
-      },
-      payload: `key=${KEYS.acme}`,
+    const response = await postSignIn(app, KEYS.acme, {
+      origin: "https://reports.example.com",
+      host: "127.0.0.1:8080",
     });
     expect(response.statusCode).toBe(303);
   });
