@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.js";
 import { KEYS, v1Record, v2Record } from "../helpers/fixture.js";
+import { expectSpecifiedShape, oddStrings } from "../helpers/fuzz.js";
 
 /** Bounded in CI; `npm run fuzz` sets FUZZ_RUNS much higher. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -15,40 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Every response is a 2xx, or a 4xx in the specified shape; never a 5xx. */
-function expectSpecifiedShape(response: { statusCode: number; body: string; json(): unknown }) {
-  expect(response.statusCode).toBeLessThan(500);
-  if (response.statusCode < 400) return;
-  const body = response.json() as Record<string, unknown>;
-  expect(body.statusCode).toBe(response.statusCode);
-  if (response.statusCode === 400) {
-    expect(body.error).toBe("Bad Request");
-    expect(Array.isArray(body.message)).toBe(true);
-    for (const problem of body.message as Record<string, unknown>[]) {
-      expect(typeof problem.message).toBe("string");
-      if ("path" in problem) expect(typeof problem.path).toBe("string");
-    }
-  } else {
-    expect(typeof body.message).toBe("string");
-  }
-  expect(response.body).not.toMatch(/\bat .*\.(ts|js):\d+|select |insert into|stack/i);
-}
-
-const oddStrings = fc.oneof(
-  fc.string({ unit: "grapheme", maxLength: 40 }),
-  fc.string({ unit: "binary", maxLength: 40 }),
-  fc.constantFrom(
-    "",
-    " ",
-    "\u0000",
-    "💥".repeat(50),
-    "a".repeat(5000),
-    "binance",
-    "chainlink",
-    "2025-02-29",
-    "1e309",
-  ),
-);
 const oddNumbers = fc.oneof(
   fc.double(),
   fc.integer(),
