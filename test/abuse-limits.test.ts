@@ -109,6 +109,10 @@ describe("abuse limits", () => {
     });
     expect(outcome).not.toBe("still open");
     expect(outcome === "" || outcome.startsWith("HTTP/1.1 408")).toBe(true);
+    if (outcome !== "") {
+      expect(outcome).toContain("X-Content-Type-Options: nosniff");
+      expect(outcome).toContain('"message":"Request not received whole within 500 ms"');
+    }
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -26,6 +26,7 @@ import type { SharedLimits } from "./dashboard/page.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
 import { type MetricsExposure, metricsRoute, observeRequests } from "./metrics.js";
 import { openApiOptions } from "./openapi.js";
+import { protocolErrorHandler } from "./protocol-errors.js";
 import { acceptUtf8JsonOnly, emptyBodiesAreNoBodies } from "./request-bodies.js";
 import { requestIdOf } from "./request-id.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -177,6 +178,7 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",
     return503OnClosing: true,
+    clientErrorHandler: protocolErrorHandler(http.requestTimeoutMs),
     routerOptions: {
       // A path parameter of any length reaches its route (after the API key): an id longer
       // than any id names nothing, a 404; the router's default cut-off (100) answered a bare 414.

@@ -1,0 +1,59 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { type ErrorBody, errorBody } from "./errors.js";
+
+type ParserError = Error & { code?: string; reason?: string };
+
+/**
+ * Fastify's `clientErrorHandler`: the answer to a request that Node's HTTP parser refuses before
+ * any route or hook sees it (a malformed request line, header or chunk, a Content-Length beside
+ * a Transfer-Encoding, headers over Node's 16 KiB, a request not whole within
+ * REQUEST_TIMEOUT_MS). Fastify's own answer is a 400 whose message is the string "Client
+ * Error", without the headers every answer carries; this one is in the service's shape (a 400
+ * in the array form, CONTRACT section 2), says what was wrong, and closes the connection, whose
+ * bytes can no longer be read as requests.
+ */
+export function protocolErrorHandler(requestTimeoutMs: number) {
+  return function answerProtocolError(
+    this: FastifyInstance,
+    error: ParserError,
+    socket: Socket,
+  ): void {
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    const body = protocolErrorBody(error, requestTimeoutMs);
+    this.log.debug({ err: error, statusCode: body.statusCode }, "malformed request refused");
+    if (socket.writable) {
+      const text = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode]}\r\n` +
+          "Content-Type: application/json; charset=utf-8\r\n" +
+          `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+          "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n" +
+          text,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+/** The status and message for a parser's error code, as Node itself would choose the status. */
+export function protocolErrorBody(error: ParserError, requestTimeoutMs: number): ErrorBody {
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return errorBody(408, `Request not received whole within ${requestTimeoutMs} ms`);
+    case "HPE_HEADER_OVERFLOW":
+      return errorBody(431, "Request line and headers are larger than 16 KiB");
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return errorBody(413, "Chunk extensions are larger than the limit");
+    default:
+      // llhttp's reason, such as "Invalid character in chunk size": the request's fault, worded
+      // by the parser; nothing of the server's state is in it.
+      return errorBody(
+        400,
+        error.reason === undefined
+          ? "Malformed HTTP request"
+          : `Malformed HTTP request: ${error.reason}`,
+      );
+  }
+}

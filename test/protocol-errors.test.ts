@@ -1,0 +1,113 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { protocolErrorBody } from "../src/http/protocol-errors.js";
+import { startTestApp, type TestApp } from "./helpers/app.js";
+import { KEYS } from "./helpers/fixture.js";
+
+/** Requests Node's HTTP parser refuses before any route: written byte for byte on a socket. */
+
+let t: TestApp;
+let port: number;
+beforeAll(async () => {
+  t = await startTestApp();
+  await t.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = t.app.server.address();
+  port = typeof address === "object" && address !== null ? address.port : 0;
+});
+afterAll(async () => t?.close());
+
+type RawAnswer = { status: number; headers: Record<string, string>; body: string };
+
+/** Sends `raw` and reads until the server closes the connection. */
+function send(raw: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(raw));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const [head = "", body = ""] = text.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(
+        lines.map((line) => {
+          const colon = line.indexOf(":");
+          return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
+        }),
+      );
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
+    });
+  });
+}
+
+const post = (headers: string, body: string) =>
+  `POST /api/v2/report HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEYS.acme}\r\n` +
+  `Content-Type: application/json\r\n${headers}\r\n${body}`;
+
+describe("requests the HTTP parser refuses", () => {
+  it.each([
+    [
+      "a Content-Length beside a Transfer-Encoding",
+      post("Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n"),
+      /^Malformed HTTP request: .*Transfer-Encoding/,
+    ],
+    [
+      "a chunk size that is not hexadecimal",
+      post("Transfer-Encoding: chunked\r\n", "zz\r\nabc\r\n0\r\n\r\n"),
+      /^Malformed HTTP request: .*chunk size/,
+    ],
+    [
+      "a negative Content-Length",
+      post("Content-Length: -1\r\n", "{}"),
+      /^Malformed HTTP request: .*Content-Length/,
+    ],
+    ["a request line that is not HTTP", "GARBAGE\r\n\r\n", /^Malformed HTTP request: ./],
+  ])("answers %s with a 400 in the array form, and closes", async (_case, raw, message) => {
+    const answer = await send(raw);
+    expect(answer.status).toBe(400);
+    const body = JSON.parse(answer.body);
+    expect(body).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: [{ message: expect.stringMatching(message) }],
+    });
+    expect(answer.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "content-length": String(Buffer.byteLength(answer.body)),
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      connection: "close",
+    });
+    // Nothing of it was stored, and the service answers the next connection.
+    const listing = await t.request({ url: "/api/v1/reports", key: KEYS.acme });
+    expect(listing.json().totalCount).toBe(0);
+  });
+
+  it("answers headers over Node's 16 KiB with a 431 in the service's shape", async () => {
+    const answer = await send(
+      `GET /api/v1/reports HTTP/1.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
+    expect(answer.status).toBe(431);
+    expect(JSON.parse(answer.body)).toEqual({
+      statusCode: 431,
+      error: "Request Header Fields Too Large",
+      message: "Request line and headers are larger than 16 KiB",
+    });
+    expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("words a request timeout with the configured limit", () => {
+    const timeout = Object.assign(new Error("timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" });
+    expect(protocolErrorBody(timeout, 30_000)).toEqual({
+      statusCode: 408,
+      error: "Request Timeout",
+      message: "Request not received whole within 30000 ms",
+    });
+    const parser = Object.assign(new Error("Parse Error"), { code: "HPE_INVALID_METHOD" });
+    expect(protocolErrorBody(parser, 30_000)).toEqual({
+      statusCode: 400,
+      error: "Bad Request",
+      message: [{ message: "Malformed HTTP request" }],
+    });
+  });
+});
