@@ -15,6 +15,7 @@ import { startTestApp, type TestApp } from "./helpers/app.js";
 import { checkAnswersOf } from "./helpers/conformance.js";
 import { onPostgres } from "./helpers/database.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
+import { listenOnLoopback, sendRaw } from "./helpers/raw-http.js";
 import { dayAfter, problemsOf, rowCounts, submit, type Version } from "./helpers/submission.js";
 
 const HOUR = 60 * 60 * 1000;
@@ -179,6 +180,28 @@ describe("the key itself", () => {
     expect(await rowCounts(t)).toEqual(before);
     for (const good of ["x".repeat(255), "a b ~!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}"]) {
       expect((await keyed(good, freshBatch(1))).statusCode).toBe(201);
+    }
+  });
+
+  it("is refused with a 400 when sent in two headers, which Node would join into one key", async () => {
+    const app = await startTestApp();
+    try {
+      const port = await listenOnLoopback(app.app);
+      const body = JSON.stringify(freshBatch(1));
+      const answer = await sendRaw(
+        port,
+        "POST /api/v2/report HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+          `Authorization: ${KEYS.acme}\r\nContent-Type: application/json\r\n` +
+          "Idempotency-Key: first\r\nIdempotency-Key: second\r\n" +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).message).toEqual([
+        { path: "Idempotency-Key", message: "Expected one Idempotency-Key header, received 2" },
+      ]);
+      expect((await rowCounts(app)).versions).toBe(0);
+    } finally {
+      await app.close();
     }
   });
 

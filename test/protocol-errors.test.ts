@@ -1,8 +1,8 @@
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { protocolErrorBody } from "../src/http/protocol-errors.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS } from "./helpers/fixture.js";
+import { listenOnLoopback, sendRaw } from "./helpers/raw-http.js";
 
 /** Requests Node's HTTP parser refuses before any route: written byte for byte on a socket. */
 
@@ -10,35 +10,11 @@ let t: TestApp;
 let port: number;
 beforeAll(async () => {
   t = await startTestApp();
-  await t.app.listen({ host: "127.0.0.1", port: 0 });
-  const address = t.app.server.address();
-  port = typeof address === "object" && address !== null ? address.port : 0;
+  port = await listenOnLoopback(t.app);
 });
 afterAll(async () => t?.close());
 
-type RawAnswer = { status: number; headers: Record<string, string>; body: string };
-
-/** Sends `raw` and reads until the server closes the connection. */
-function send(raw: string): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(raw));
-    const chunks: Buffer[] = [];
-    socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const [head = "", body = ""] = text.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(
-        lines.map((line) => {
-          const colon = line.indexOf(":");
-          return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()];
-        }),
-      );
-      resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
-    });
-  });
-}
+const send = (raw: string) => sendRaw(port, raw);
 
 const post = (headers: string, body: string) =>
   `POST /api/v2/report HTTP/1.1\r\nHost: x\r\nAuthorization: ${KEYS.acme}\r\n` +
