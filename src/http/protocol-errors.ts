@@ -23,7 +23,10 @@ export function protocolErrorHandler(requestTimeoutMs: number) {
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const body = protocolErrorBody(error, requestTimeoutMs);
     this.log.debug({ err: error, statusCode: body.statusCode }, "malformed request refused");
-    if (socket.writable) {
+    // As Node does: no answer into the middle of another one (a pipelined request's) already
+    // begun on this connection; the peer would read it as part of that one.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
       const text = JSON.stringify(body);
       socket.write(
         `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode]}\r\n` +
