@@ -190,7 +190,10 @@ describe("obligation commands", () => {
     );
     expect(set).toMatchObject({ code: 0 });
     const end = await cli("engagement", "end", "globex", "chainlink", "--until", "2025-05-31");
-    expect(end.code).toBe(0);
+    expect(end).toMatchObject({
+      code: 0,
+      out: "ended on 2025-05-31; 1 obligation period ended with it\n",
+    });
     const listed = JSON.parse((await cli("obligation", "list", "--org", "globex", "--json")).out);
     expect(listed.map((p: { until: string | null }) => p.until)).toEqual(["2025-05-31"]);
   });

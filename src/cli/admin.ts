@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { AdminServices } from "../services/admin.js";
+import type { ObligationsFitted } from "../services/engagements.js";
 import type { System } from "../system.js";
 import { registerMarketDataCommands } from "./market-data.js";
 import { registerObligationCommands } from "./obligation.js";
@@ -164,7 +165,8 @@ function registerEngagementCommands(program: Command, run: Run): void {
           since: opts.since ?? "",
           until: opts.until ?? null,
         }),
-      (e: { baseCoinId: string; since: string }) => `engaged for ${e.baseCoinId} since ${e.since}`,
+      (e: { baseCoinId: string; since: string } & ObligationsFitted) =>
+        `engaged for ${e.baseCoinId} since ${e.since}${fittedText(e)}`,
     ),
   );
   json(
@@ -176,7 +178,7 @@ function registerEngagementCommands(program: Command, run: Run): void {
     run(
       (admin, { args, opts }: Input) =>
         admin.endEngagement(args[0] ?? "", args[1] ?? "", opts.until),
-      (r: { until: string }) => `ended on ${r.until}`,
+      (r: { until: string } & ObligationsFitted) => `ended on ${r.until}${fittedText(r)}`,
     ),
   );
   json(
@@ -210,4 +212,16 @@ function registerEligibilityCommands(program: Command, run: Run): void {
 
 function iso(value: Date | null): string {
   return value === null ? "" : value.toISOString();
+}
+
+/** What an engagement's new end did to its obligation periods, when it did anything. */
+function fittedText({ obligationsEnded, obligationsRemoved }: ObligationsFitted): string {
+  const periods = (n: number) => `${n} obligation period${n === 1 ? "" : "s"}`;
+  const parts = [
+    ...(obligationsEnded > 0 ? [`${periods(obligationsEnded)} ended with it`] : []),
+    ...(obligationsRemoved > 0
+      ? [`${periods(obligationsRemoved)} that started after it removed`]
+      : []),
+  ];
+  return parts.length === 0 ? "" : `; ${parts.join(", ")}`;
 }

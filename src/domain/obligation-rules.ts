@@ -65,3 +65,28 @@ export function overlappingPeriod<P extends ObligationPeriod>(
 ): P | undefined {
   return others.find((other) => obligationsOverlap(period, other));
 }
+
+/** What a period becomes once engagements changed: ended earlier, or removed. */
+export type PeriodFit<P> = { period: P; endsOn: string } | { period: P; removed: true };
+
+/**
+ * A period lies inside its engagement (CONTRACT section 4). When an engagement ends earlier
+ * than its periods (ended, or its end moved back), each period that runs past the new end
+ * ends on it, and each that starts after it is removed: no day of it is engaged any more.
+ * Periods inside an engagement are left as they are.
+ */
+export function periodsOutsideEngagements<
+  P extends Pick<ObligationPeriod, "baseCoinId" | "since" | "until">,
+>(periods: readonly P[], engagements: readonly EngagementPeriod[]): PeriodFit<P>[] {
+  return periods.flatMap((period): PeriodFit<P>[] => {
+    if (engagementHolding(period, engagements) !== undefined) return [];
+    // Engagements of a coin do not overlap: at most one holds the period's first day.
+    const started = engagements.find(
+      (e) =>
+        e.baseCoinId === period.baseCoinId &&
+        e.since <= period.since &&
+        (e.until === null || period.since <= e.until),
+    );
+    return started?.until ? [{ period, endsOn: started.until }] : [{ period, removed: true }];
+  });
+}

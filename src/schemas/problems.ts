@@ -1,9 +1,9 @@
 import type { z } from "zod";
-import type { Problem } from "../domain/errors.js";
+import { type Problem, ValidationError } from "../domain/errors.js";
 import type { ProblemCode } from "../domain/problem-codes.js";
 import { INVALID_DATE } from "./report.js";
 import { NOT_STORABLE_MESSAGES } from "./text.js";
-import { NOT_FINITE, REQUIRED } from "./zod-messages.js";
+import { NOT_FINITE, REQUIRED, zod3Messages } from "./zod-messages.js";
 
 /** Zod issues as the problems of a 400 body: dotted path (omitted at the root) and message. */
 export function problemsOf(error: z.ZodError, prefix: string[] = []): Problem[] {
@@ -11,6 +11,13 @@ export function problemsOf(error: z.ZodError, prefix: string[] = []): Problem[] 
     const path = [...prefix, ...issue.path.map(String)].join(".");
     return path === "" ? { message: issue.message } : { path, message: issue.message };
   });
+}
+
+/** `input` as `schema` reads it, or a ValidationError with its problems (a 400, an exit 2). */
+export function parseOrRefuse<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input, zod3Messages);
+  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
+  return parsed.data;
 }
 
 /** The same, each with its catalogue code: the problems of a submission, as logged. */

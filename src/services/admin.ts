@@ -2,29 +2,21 @@ import type { z } from "zod";
 import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
 import { apiKeyPrefix, generateApiKey, hashApiKey, keysMatching } from "../domain/api-key.js";
 import { utcDate } from "../domain/dates.js";
-import { describePeriod, overlaps } from "../domain/engagement.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import { organizationProfileProblems } from "../domain/organization.js";
 import { ReferenceData } from "../domain/reference-data.js";
-import { engagementSchema, newOrganizationSchema } from "../schemas/fixture.js";
-import { problemsOf } from "../schemas/problems.js";
-import { dateSchema } from "../schemas/report.js";
+import { newOrganizationSchema } from "../schemas/fixture.js";
+import { parseOrRefuse } from "../schemas/problems.js";
 import { scorecardQuerySchema } from "../schemas/scorecards.js";
-import { zod3Messages } from "../schemas/zod-messages.js";
 import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
+import { createEngagementAdmin } from "./engagements.js";
 import { loadFixture } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
 import { createQualityAdmin, type SyncOptions } from "./quality-admin.js";
 import { depthSnapshotsOf, recordDepthSnapshots } from "./quality-snapshots.js";
 import { getScorecards } from "./scorecards.js";
-
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input, zod3Messages);
-  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
-  return parsed.data;
-}
 
 export type AdminOptions = {
   now?: () => Date;
@@ -49,7 +41,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
   return {
     /** A market maker, or (with `kind`) a project owning `coins`, or an operator. */
     async createOrganization(input: z.input<typeof newOrganizationSchema>) {
-      const org = parse(newOrganizationSchema, input);
+      const org = parseOrRefuse(newOrganizationSchema, input);
       const { snapshot } = await references.snapshot();
       const profile = { kind: org.kind, coins: org.coins, engagements: 0 };
       const problems = organizationProfileProblems(
@@ -77,7 +69,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       getScorecards(
         { scorecards: stores.scorecards, now, deadlineUtc: options.reportDeadlineUtc },
         { kind: "all" },
-        parse(scorecardQuerySchema, query),
+        parseOrRefuse(scorecardQuerySchema, query),
       ),
 
     /** Creates a key; the plaintext is returned this once and never stored. */
@@ -129,67 +121,8 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       return { revoked, id: match.id };
     },
 
-    async addEngagement(organizationId: string, input: z.input<typeof engagementSchema>) {
-      const org = await requireOrganization(organizationId);
-      if (org.kind !== "market_maker") {
-        throw new ValidationError([
-          {
-            path: "organizationId",
-            message: `'${organizationId}' is a ${org.kind} organization; only market makers are engaged`,
-          },
-        ]);
-      }
-      const parsed = parse(engagementSchema, input);
-      const engagement = { ...parsed, until: parsed.until ?? null };
-      const snapshot = (await references.snapshot()).snapshot;
-      if (!snapshot.coins.some((c) => c.id === engagement.baseCoinId)) {
-        throw new ValidationError([
-          { path: "baseCoinId", message: `unknown coin '${engagement.baseCoinId}'` },
-        ]);
-      }
-      await stores.transaction(async (tx) => {
-        const store = tx.organizations;
-        await store.lockOrganization(organizationId);
-        const clash = (await store.engagements(organizationId)).find((other) =>
-          overlaps(other, engagement),
-        );
-        if (clash !== undefined) {
-          throw new ValidationError([
-            {
-              path: "since",
-              message: `overlaps the ${describePeriod(clash)} (one engagement per organization and coin on any day; end it first)`,
-            },
-          ]);
-        }
-        await store.upsertEngagement({ organizationId, ...engagement });
-      });
-      return { organizationId, ...engagement };
-    },
-
-    async endEngagement(
-      organizationId: string,
-      baseCoinId: string,
-      until: string = utcDate(now()),
-    ) {
-      await requireOrganization(organizationId);
-      parse(dateSchema, until);
-      const ended = await stores.transaction(async (tx) => {
-        const n = await tx.organizations.endEngagement(organizationId, baseCoinId, until);
-        // Its obligations end with it: a period lies inside its engagement (CONTRACT 4).
-        if (n > 0) await tx.obligations.end(organizationId, baseCoinId, until);
-        return n;
-      });
-      if (ended === 0)
-        throw new NotFoundError(
-          `no engagement of '${organizationId}' for '${baseCoinId}' runs past ${until}`,
-        );
-      return { ended, until };
-    },
-
-    async listEngagements(organizationId: string) {
-      await requireOrganization(organizationId);
-      return organizations.engagements(organizationId);
-    },
+    /** Engagements: add, end, list (see engagements.ts). */
+    ...createEngagementAdmin(stores, { now, requireOrganization }),
 
     /** Loads a whole fixture (see fixtures.ts). */
     loadFixture: (input: unknown) => loadFixture(stores, input, now()),

@@ -5,6 +5,7 @@ import { ReferenceData, type ReferenceSnapshot } from "../domain/reference-data.
 import type { Fixture } from "../schemas/fixture.js";
 import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
+import { fitObligationsToEngagements } from "./engagements.js";
 import { parseFixture } from "./fixture-checks.js";
 import { loadObligations } from "./fixture-obligations.js";
 import { recordFixtureDepth } from "./quality-fixture.js";
@@ -53,6 +54,9 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
       changed += await loadProfile(orgs, org, `organizations.${i}`, problems);
       changed += await loadApiKeys(orgs, org, `organizations.${i}`, now, problems);
       changed += await loadEngagements(orgs, org, `organizations.${i}`, problems);
+      // An engagement the fixture ends earlier takes its stored obligations with it.
+      const fitted = await fitObligationsToEngagements(tx, org.id);
+      changed += fitted.obligationsEnded + fitted.obligationsRemoved;
       changed += await loadObligations(tx, org, `organizations.${i}`, ref, problems);
     }
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back

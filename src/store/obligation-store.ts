@@ -21,6 +21,8 @@ export function kpiColumn(kpi: KpiName): KpiColumn {
 const KPI_COLUMNS = KPI_NAMES.map((kpi) => [kpi, kpiColumn(kpi)] as const);
 
 type Filter = { baseCoinId?: string; organizationId?: string };
+/** A period is identified by its organization, coin and first day. */
+type PeriodKey = Pick<ObligationPeriod, "organizationId" | "baseCoinId" | "since">;
 
 /** Periods (with their markets) in a scope, ordered by organization, coin and `since`. */
 async function listPeriods(
@@ -152,6 +154,27 @@ export function createObligationStore(db: Kysely<Tables>) {
         )
         .execute();
       return true;
+    },
+
+    /** Moves the end of the period starting `since` back to `until`. */
+    async shorten(period: PeriodKey, until: string): Promise<void> {
+      await db
+        .updateTable("obligations")
+        .set({ until, updated_at: new Date() })
+        .where("organization_id", "=", period.organizationId)
+        .where("base_coin_id", "=", period.baseCoinId)
+        .where("since", "=", period.since)
+        .execute();
+    },
+
+    /** Removes the period starting `since`, with its markets. */
+    async remove(period: PeriodKey): Promise<void> {
+      await db
+        .deleteFrom("obligations")
+        .where("organization_id", "=", period.organizationId)
+        .where("base_coin_id", "=", period.baseCoinId)
+        .where("since", "=", period.since)
+        .execute();
     },
 
     /** Ends the period of an organization and coin that holds `date` on that day. */
