@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plausibilityMask, qualityFlagsOf } from "../src/domain/quality.js";
-import type { Report } from "../src/domain/report.js";
+import { type Report, V1_METRICS, type V1Metric } from "../src/domain/report.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { KEYS, v2Record } from "./helpers/fixture.js";
+import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
 import { submitAll } from "./helpers/reports.js";
 
 /** A v2 record whose numbers raise no flag (the fixture's v2Record), with `overrides`. */
@@ -56,6 +56,30 @@ describe("plausibility flags of hand-built records", () => {
     expect(flagsOf({ orderFillVolumeMakerTob: 50000 })).toEqual([]);
     expect(flagsOf({ orderFillVolumeMakerTob: 50001 })).toEqual(["maker_tob_exceeds_maker"]);
     expect(flagsOf({ orderFillVolumeMakerTob: null })).toEqual([]);
+  });
+
+  it("skips what a v1 record left out: stored at the spec's defaults, not reported", () => {
+    const sent = { bidDepth50: 4000, askDepth50: 4100, bidDepth200: 6000 };
+    const omitted = V1_METRICS.filter((m) => !(m in sent));
+    const metrics = {
+      ...(Object.fromEntries(V1_METRICS.map((m) => [m, 0])) as Record<V1Metric, number>),
+      bidAskSpread: 100,
+      ...sent,
+    };
+    // Read as sent values, the defaults would shrink the book (100 bps 0 < 50 bps 4000) and
+    // miss every total (0 against 8100).
+    expect(qualityFlagsOf(plausibilityMask(metrics))).toEqual([
+      "depth_not_monotonic",
+      "total_depth_mismatch",
+    ]);
+    expect(qualityFlagsOf(plausibilityMask(metrics, omitted))).toEqual([]);
+    // What it did send is still checked: a total it sent, against the sides it sent.
+    const withTotal = { ...metrics, bidAskDepth50: 9000, bidDepth100: 3000 };
+    const stillOmitted = omitted.filter((m) => m !== "bidAskDepth50" && m !== "bidDepth100");
+    expect(qualityFlagsOf(plausibilityMask(withTotal, stillOmitted))).toEqual([
+      "depth_not_monotonic",
+      "total_depth_mismatch",
+    ]);
   });
 
   it("names every flag a record raises, in the contract's order", () => {
@@ -144,5 +168,34 @@ describe("GET /api/v1/reports?include=quality", () => {
     }
     const csv = await list("include=foo", { accept: "text/csv" });
     expect(csv.body).toBe((await list("", { accept: "text/csv" })).body);
+  });
+});
+
+describe("quality flags of v1 records", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("flags a v1 record only by the values it sent", async () => {
+    await submitAll(t, KEYS.acme, [v1Record({ date: "2025-03-10", bidDepth200: 6000 })], 1);
+    await submitAll(
+      t,
+      KEYS.acme,
+      [v1Record({ date: "2025-03-11", bidDepth200: 3000, bidAskDepth50: 1 })],
+      1,
+    );
+    const items = (
+      await t.request({ url: "/api/v1/reports?include=quality", key: KEYS.acme })
+    ).json().items;
+    expect(
+      items.map((i: { date: string; qualityFlags: string[] }) => [i.date, i.qualityFlags]),
+    ).toEqual([
+      ["2025-03-11", ["depth_not_monotonic", "total_depth_mismatch"]],
+      ["2025-03-10", []],
+    ]);
+    // The listing still shows what v1 stores for an omitted metric: the spec's default.
+    expect(items[1].bidAskDepth50).toBe(0);
   });
 });

@@ -72,8 +72,8 @@ const EXPECTED = {
   ),
   v1Report: card(
     { ...chainlink, ...MARKETS.v1Report },
-    // v1 defaults what it omits to 0: a 0 wider than a non-zero band is flagged.
-    { met: 2, flagged: 3 },
+    // What v1 omits is stored as the spec's 0 but is no present value: nothing to flag.
+    { met: 2 },
     kpis([5, 0], [5, 0], [2, 3]),
   ),
   routed: card(

@@ -42,12 +42,12 @@ const TOTAL_BANDS = TOTALS.map((band) => ({
 }));
 
 /** On a side, a wider band holds less than a narrower one (absent bands are skipped). */
-function depthNotMonotonic(metrics: Metrics): boolean {
+function depthNotMonotonic(metrics: Metrics, omitted: readonly MetricKey[]): boolean {
   return SIDE_BANDS.some((keys) => {
     let widest = Number.NEGATIVE_INFINITY;
     for (const key of keys) {
       const value = metrics[key];
-      if (value === null || value === undefined) continue;
+      if (value === null || value === undefined || omitted.includes(key)) continue;
       if (value < widest) return true;
       widest = value;
     }
@@ -55,8 +55,10 @@ function depthNotMonotonic(metrics: Metrics): boolean {
   });
 }
 
-function totalDepthMismatch(metrics: Metrics): boolean {
+/** A band's total against its sides, where the record sent all three. */
+function totalDepthMismatch(metrics: Metrics, omitted: readonly MetricKey[]): boolean {
   return TOTAL_BANDS.some(({ bid, ask, total }) => {
+    if (omitted.length > 0 && [bid, ask, total].some((key) => omitted.includes(key))) return false;
     const sides = metrics[bid] + metrics[ask];
     return Math.abs(metrics[total] - sides) > TOTAL_DEPTH_TOLERANCE * sides;
   });
@@ -67,14 +69,20 @@ function makerTobExceedsMaker(metrics: Metrics): boolean {
   return tob !== null && tob !== undefined && tob > metrics.orderFillVolumeMaker;
 }
 
+const NONE_OMITTED: readonly MetricKey[] = [];
+
 /**
- * The flags a report's own numbers raise, as a bitmask. (`exceeds_public_depth` needs the
- * public book of the day: the store sets it.)
+ * The flags a report's own numbers raise, as a bitmask, leaving out the metrics a v1 record
+ * did not send (`omitted`: stored at their defaults, not reported). (`exceeds_public_depth`
+ * needs the public book of the day: the store sets it.)
  */
-export function plausibilityMask(metrics: Metrics): number {
+export function plausibilityMask(
+  metrics: Metrics,
+  omitted: readonly MetricKey[] = NONE_OMITTED,
+): number {
   return (
-    (depthNotMonotonic(metrics) ? qualityFlagBit("depth_not_monotonic") : 0) |
-    (totalDepthMismatch(metrics) ? qualityFlagBit("total_depth_mismatch") : 0) |
+    (depthNotMonotonic(metrics, omitted) ? qualityFlagBit("depth_not_monotonic") : 0) |
+    (totalDepthMismatch(metrics, omitted) ? qualityFlagBit("total_depth_mismatch") : 0) |
     (makerTobExceedsMaker(metrics) ? qualityFlagBit("maker_tob_exceeds_maker") : 0)
   );
 }

@@ -75,6 +75,12 @@ export type Report = RecordKey & {
   /** A v1 report has no v2-only metric: absent (or null) is stored as null. */
   metrics: Readonly<Record<V1Metric, number> & Partial<Record<V2OnlyMetric, number | null>>>;
   eligibilityReason: EligibilityReason | null;
+  /**
+   * A v1 report's metrics its record left out: stored at the specification's defaults, but no
+   * value the market maker reported, so the quality flags skip them (CONTRACT section 6,
+   * "among present values"). Absent when the record sent every metric, and in v2.
+   */
+  omittedMetrics?: readonly V1Metric[];
 };
 
 export function quoteKeyOf(quoteCoinId: string | null, quoteCoinSymbol: string | null): string {

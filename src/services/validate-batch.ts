@@ -8,6 +8,7 @@ import {
   type Report,
   recordKeyString,
   type SchemaVersion,
+  V1_METRICS,
 } from "../domain/report.js";
 import {
   dateProblem,
@@ -107,9 +108,9 @@ function validateRecord(
   today: string,
 ): { report: Report } | { problems: FieldProblem[] } {
   const valid = fastRecord[version](raw);
-  if (valid !== undefined) return checkRules(version, valid, ref, today);
+  if (valid !== undefined) return checkRules(version, valid, raw, ref, today);
   const parsed = recordSchemas[version].safeParse(raw, zod3Messages);
-  if (parsed.success) return checkRules(version, parsed.data, ref, today);
+  if (parsed.success) return checkRules(version, parsed.data, raw, ref, today);
 
   // Report the reference-data and date problems of the fields that are well-formed too, so
   // that a client sees everything wrong with a record at once.
@@ -134,13 +135,20 @@ function validateRecord(
 function checkRules(
   version: SchemaVersion,
   record: V1Record | V2Record,
+  raw: unknown,
   ref: ReferenceData,
   today: string,
 ): { report: Report } | { problems: FieldProblem[] } {
   const outcome = ruleProblems(version, (field) => Reflect.get(record, field), ref, today);
   if (outcome.problems.length > 0 || outcome.stored === undefined)
     return { problems: outcome.problems };
-  return { report: buildReport(version, record, outcome.stored, ref) };
+  const report = buildReport(version, record, outcome.stored, ref);
+  if (version === 1) {
+    // `raw` is an object: the record parsed. What it left out took the spec's defaults.
+    const omitted = V1_METRICS.filter((m) => Reflect.get(raw as object, m) === undefined);
+    if (omitted.length > 0) report.omittedMetrics = omitted;
+  }
+  return { report };
 }
 
 type Stored = { exchange: Exchange; instrumentType: InstrumentType };

@@ -186,7 +186,7 @@ const inputColumns: {
   {
     name: "plausibility_flags",
     type: "smallint",
-    of: (r) => String(plausibilityMask(r.metrics)),
+    of: (r) => String(plausibilityMask(r.metrics, r.omittedMetrics)),
   },
 ];
 
