@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -142,6 +142,31 @@ describe("trading-reports serve", SLOW, () => {
     expect(((await listed.json()) as { totalCount: number }).totalCount).toBe(1);
     run.child.kill("SIGTERM");
     expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
+  });
+
+  it("exits 0 without serving on a SIGTERM while it starts, its data directory fit to serve again", async () => {
+    const dataDir = join(dir, "stopped-while-starting");
+    const starting = cli(["serve", "--port", "0", "--demo"], {
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
+    });
+    // The folder's owner file is written once the stop handlers are in place, before the
+    // migrations and the demo load.
+    await within(
+      (async () => {
+        while (!existsSync(join(dataDir, ".owner.json")))
+          await new Promise((r) => setTimeout(r, 20));
+      })(),
+      "the data directory to be taken",
+    );
+    starting.child.kill("SIGTERM");
+    expect(await within(starting.exited, "exit after SIGTERM")).toBe(0);
+    expect(starting.stdout()).not.toContain("listening on");
+
+    const again = cli(["serve", "--port", "0", "--demo"], { DATABASE_URL: "", DATA_DIR: dataDir });
+    expect(await firstLine(again)).toMatch(/^listening on /);
+    again.child.kill("SIGTERM");
+    expect(await within(again.exited, "exit after SIGTERM")).toBe(0);
   });
 
   it("exits 1 with a one-line reason when the port is taken", async () => {

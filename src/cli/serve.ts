@@ -17,6 +17,7 @@ import {
 import type { System } from "../system.js";
 import type { CommandReply, CommandRequest } from "./data-dir-owner.js";
 import { type Context, type Io, openConfigured } from "./open.js";
+import { startUnlessStopped, stopSignals } from "./stop-signals.js";
 
 export type ServeOptions = {
   host?: string;
@@ -38,7 +39,10 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       `--demo loads a published API key; refusing to load it into the PostgreSQL database of DATABASE_URL (${OVERRIDE})`,
     );
   }
-  const { config, system, ownership } = await openConfigured(io, context, true);
+  const signals = stopSignals();
+  const { config, system, ownership } = await openConfigured(io, context, true).catch(
+    signals.disposeAndRethrow,
+  );
   // From here on, operator commands run by other processes on this DATA_DIR are run here.
   ownership?.accept((request) => runCommand(request, io, system, runHere));
   let draining = false;
@@ -46,26 +50,28 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   warnWhenPreparedStatementsLost(system, app.log);
   const host = options.host ?? config.listen.host;
   let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
-  try {
-    if (guardDemo) await refuseForeignDatabase(system);
-    if (options.seed !== undefined) await system.admin.loadFixture(options.seed);
-    if (options.demo) await loadDemo(system.stores, system.services, new Date());
-    await app.listen({ host, port: options.port ?? config.listen.port });
-    metricsServer = await system.listenForMetrics();
-  } catch (error) {
+  const steps = [
+    () => (guardDemo ? refuseForeignDatabase(system) : undefined),
+    () => (options.seed === undefined ? undefined : system.admin.loadFixture(options.seed)),
+    () => (options.demo ? loadDemo(system.stores, system.services, new Date()) : undefined),
+    () => app.listen({ host, port: options.port ?? config.listen.port }),
+    async () => {
+      metricsServer = await system.listenForMetrics();
+    },
+  ];
+  const closeAll = async () => {
     await app.close();
     await system.close();
-    throw error;
+  };
+  if (!(await startUnlessStopped(steps, signals, closeAll))) {
+    app.log.info("stopped before serving: SIGTERM or SIGINT while starting");
+    return;
   }
   const jobs = startJobs(system, app.log);
-  const address = app.server.address();
-  const port = typeof address === "object" && address !== null ? address.port : options.port;
-  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const base = baseUrlOf(app.server, host);
   // Handlers first: a supervisor may send SIGTERM as soon as it reads the line below.
   const stopped = new Promise<void>((resolve) => {
     const stop = async () => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
       // Behind a balancer: /readyz answers 503 while this process serves on, until the
       // balancer's checks have taken it out (SHUTDOWN_DRAIN_MS); only then does it close.
       draining = true;
@@ -79,12 +85,18 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
       await system.close();
       resolve();
     };
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+    signals.whenRequested(stop);
   });
   announce(io, base, config.webhooks.allowInsecure, options.demo === true);
   announceMetrics(io, metricsServer, base, config.metrics.token !== undefined);
   await stopped;
+}
+
+/** `http://HOST:PORT` of the listening server (an IPv6 host in brackets). */
+function baseUrlOf(server: Server, host: string): string {
+  const address = server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** README "PgBouncer": the one warning an operator behind an older transaction pooler sees. */
