@@ -7,7 +7,7 @@ import {
   type ObligationsResponse,
   obligationPeriodSchema,
 } from "../schemas/obligation.js";
-import { problemsOf } from "../schemas/problems.js";
+import { parseOrRefuse, problemsOf } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
 import type { ObligationStore } from "../store/obligation-store.js";
@@ -41,14 +41,8 @@ export function createObligationAdmin(stores: Stores) {
       input: unknown,
     ): Promise<ObligationPeriod> {
       await requireOrganization(organizationId);
-      const parsed = obligationPeriodSchema.safeParse(input, zod3Messages);
-      if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
-      const period = {
-        organizationId,
-        baseCoinId,
-        ...parsed.data,
-        until: parsed.data.until ?? null,
-      };
+      const parsed = parseOrRefuse(obligationPeriodSchema, input);
+      const period = { organizationId, baseCoinId, ...parsed, until: parsed.until ?? null };
       await stores.transaction(async (tx) => {
         // Two writers of one organization's periods check for overlaps one after the other.
         await tx.organizations.lockOrganization(organizationId);

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
 import { type TargetPolicy, targetProblem } from "../adapters/webhook-http.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import { generateWebhookSecret } from "../domain/webhook.js";
-import { problemsOf } from "../schemas/problems.js";
+import { parseOrRefuse } from "../schemas/problems.js";
 import { type DeliveriesQuery, newWebhookSchema, webhookPatchSchema } from "../schemas/webhook.js";
-import { zod3Messages } from "../schemas/zod-messages.js";
 import type { Stores } from "../store/stores.js";
 
 export type WebhookOptions = TargetPolicy & {
@@ -22,13 +20,6 @@ const DEFAULT_DELIVERIES_PAGE_SIZE = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const notFound = () => new NotFoundError("Webhook not found");
-
-/** A body, checked against its schema: every problem at once, in the 400 shape. */
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
-  const parsed = schema.safeParse(input, zod3Messages);
-  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
-  return parsed.data;
-}
 
 /**
  * Subscriptions of one organization (CONTRACT section 7): the API's, for any caller kind (the
@@ -52,7 +43,7 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
   return {
     /** Creates an endpoint; its secret is in this answer only. */
     async create(organizationId: string, body: unknown) {
-      const input = parse(newWebhookSchema, body);
+      const input = parseOrRefuse(newWebhookSchema, body);
       await checkUrl(input.url);
       const secret = generateWebhookSecret();
       const created = await stores.transaction(async (tx) => {
@@ -81,7 +72,7 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
 
     async update(organizationId: string, id: string, body: unknown) {
       await requireWebhook(organizationId, id);
-      const patch = parse(webhookPatchSchema, body);
+      const patch = parseOrRefuse(webhookPatchSchema, body);
       if (patch.url !== undefined) await checkUrl(patch.url);
       const updated = await webhooks.update(organizationId, id, patch, now());
       if (updated === undefined) throw notFound();
