@@ -1,4 +1,4 @@
-import { STATUS_CODES } from "node:http";
+import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { type ErrorBody, errorBody } from "./errors.js";
@@ -8,7 +8,7 @@ type ParserError = Error & { code?: string; reason?: string };
 /**
  * Fastify's `clientErrorHandler`: the answer to a request that Node's HTTP parser refuses before
  * any route or hook sees it (a malformed request line, header or chunk, a Content-Length beside
- * a Transfer-Encoding, headers over Node's 16 KiB, a request not whole within
+ * a Transfer-Encoding, headers over Node's `maxHeaderSize` (16 KiB), a request not whole within
  * REQUEST_TIMEOUT_MS). Fastify's own answer is a 400 whose message is the string "Client
  * Error", without the headers every answer carries; this one is in the service's shape (a 400
  * in the array form, CONTRACT section 2), says what was wrong, and closes the connection, whose
@@ -46,7 +46,7 @@ export function protocolErrorBody(error: ParserError, requestTimeoutMs: number):
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return errorBody(408, `Request not received whole within ${requestTimeoutMs} ms`);
     case "HPE_HEADER_OVERFLOW":
-      return errorBody(431, "Request line and headers are larger than 16 KiB");
+      return errorBody(431, `Request line and headers are larger than ${maxHeaderSize / 1024} KiB`);
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return errorBody(413, "Chunk extensions are larger than the limit");
     default:

@@ -53,10 +53,13 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
       if (await orgs.upsertOrganization(org.id, org.name)) changed++;
       changed += await loadProfile(orgs, org, `organizations.${i}`, problems);
       changed += await loadApiKeys(orgs, org, `organizations.${i}`, now, problems);
-      changed += await loadEngagements(orgs, org, `organizations.${i}`, problems);
-      // An engagement the fixture ends earlier takes its stored obligations with it.
-      const fitted = await fitObligationsToEngagements(tx, org.id);
-      changed += fitted.obligationsEnded + fitted.obligationsRemoved;
+      const engagementsChanged = await loadEngagements(orgs, org, `organizations.${i}`, problems);
+      changed += engagementsChanged;
+      if (engagementsChanged > 0) {
+        // An engagement the fixture ends earlier takes its stored obligations with it.
+        const fitted = await fitObligationsToEngagements(tx, org.id);
+        changed += fitted.obligationsEnded + fitted.obligationsRemoved;
+      }
       changed += await loadObligations(tx, org, `organizations.${i}`, ref, problems);
     }
     if (problems.length > 0) throw new ValidationError(problems); // rolls the load back
