@@ -1,13 +1,18 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCoinGeckoClient } from "../src/adapters/coingecko-client.js";
+import { ReferenceData } from "../src/domain/reference-data.js";
 import { createAdminServices } from "../src/services/admin.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { recomputePublicDepthFlags } from "../src/services/quality-recompute.js";
+import { validateBatch } from "../src/services/validate-batch.js";
+import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
 import { submitAll } from "./helpers/reports.js";
 
@@ -121,6 +126,87 @@ describe("exceeds_public_depth", () => {
     expect(await flagsOn("2025-03-07")).toEqual(["total_depth_mismatch", "exceeds_public_depth"]);
   });
 });
+
+describe("a snapshot committed while a submission is in flight", () => {
+  it.runIf(onPostgres)(
+    "waits for the submission, then flags its report (its statement saw no depth)",
+    async () => {
+      const slow = await submissionInFlight(withDepth200("2025-03-08", 6000));
+      try {
+        const loading = loadSnapshots([snapshot("2025-03-08", { costToMoveDownUsd: 5000 })]);
+        const first = await Promise.race([
+          loading.then(() => "recomputed"),
+          waitingForReportsLock().then(() => "waiting for the submission"),
+        ]);
+        expect(first).toBe("waiting for the submission");
+        await slow.commit();
+        await loading;
+        expect(await flagsOn("2025-03-08")).toEqual(["exceeds_public_depth"]);
+      } finally {
+        await slow.close();
+      }
+    },
+  );
+});
+
+/**
+ * acme's batch of `record`, stored by the service's upsert on a connection of its own in a
+ * transaction held open until `commit`: its statement ran before the test goes on.
+ */
+async function submissionInFlight(record: Record<string, unknown>) {
+  const second = await openDatabase(t.database.config);
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let written: () => void = () => {};
+  const stored = new Promise<void>((resolve) => {
+    written = resolve;
+  });
+  const transaction = createStores(second.db).transaction(async (tx) => {
+    const { version, snapshot } = await tx.references.snapshot();
+    const ref = new ReferenceData(snapshot, version);
+    const reports = validateBatch(2, { data: [record] }, ref, "2026-01-01");
+    const log = {
+      id: randomUUID(),
+      organizationId: "acme",
+      apiKeyId: null,
+      schemaVersion: 2 as const,
+      receivedAt: new Date(),
+    };
+    expect(await tx.reports.upsert(log, reports, version)).toEqual({
+      createdCount: 1,
+      updatedCount: 0,
+    });
+    written();
+    await released;
+  });
+  await Promise.race([stored, transaction]);
+  return {
+    async commit() {
+      release();
+      await transaction;
+    },
+    async close() {
+      release();
+      await transaction.catch(() => {});
+      await second.close();
+    },
+  };
+}
+
+/** Resolves once some session waits for a lock on reports (polled; gives up after 10 s). */
+async function waitingForReportsLock(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const r = await sql<{ n: number }>`
+      select count(*)::int as n from pg_locks
+      where database = (select oid from pg_database where datname = current_database())
+        and relation = 'reports'::regclass and not granted`.execute(t.database.db);
+    if ((r.rows[0]?.n ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("no session waited for a lock on reports within 10 s");
+}
 
 describe("recomputation over many reports", () => {
   it("reaches every report when its ranges grow", async () => {

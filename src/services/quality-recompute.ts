@@ -27,6 +27,8 @@ export async function recomputePublicDepthFlags(
   stores: Pick<Stores, "qualityDepth">,
   options: { days?: MarketDay[]; targetMs?: number; walkers?: number } = {},
 ): Promise<RecomputeResult> {
+  // The days' public depth just changed: submissions that began before it are waited for.
+  if (options.days !== undefined) await stores.qualityDepth.awaitReportWritesInFlight();
   const range = await stores.qualityDepth.reportIdRange();
   const result = { changed: 0, batches: 0 };
   if (range === undefined) return result;

@@ -103,6 +103,21 @@ export function createQualityDepthStore(
       );
     },
 
+    /**
+     * Returns once every report write in flight now has ended. A submission's statement
+     * computes `exceeds_public_depth` from the public depth its snapshot sees, and holds its
+     * ROW EXCLUSIVE lock on reports from before that snapshot to its commit; this SHARE lock
+     * waits for those holders, holds new ones back while it waits, and is let go at once.
+     * Called after new public depth committed, before its recomputation reads reports: a
+     * batch that began before the depth, and would commit after the recomputation read past
+     * it, would otherwise keep the flag its older snapshot gave it.
+     */
+    async awaitReportWritesInFlight(): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await sql`lock table reports in share mode`.execute(tx);
+      });
+    },
+
     /** The lowest and highest report id (undefined without reports). */
     async reportIdRange(): Promise<{ min: number; max: number } | undefined> {
       const r = await sql<{ min: string | null; max: string | null }>`
