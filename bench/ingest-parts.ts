@@ -7,8 +7,9 @@
  * the schema changes the issue suggests measuring (history as one row per batch, an integer
  * organization key in the indexes, version ids without a b-tree, no listing indexes), two
  * other storage designs (monthly partitions, the metrics in a side table), the leanest schema
- * that still keeps every version, the batches of concurrent requests merged into fewer,
- * larger statements, the statement without `ON CONFLICT`, batches written by binary `COPY`
+ * that still keeps every version, the service's batches one or two at a time (a write gate), the
+ * batches of concurrent requests merged into fewer, larger statements, the statement without
+ * `ON CONFLICT`, batches written by binary `COPY`
  * (copy-pipeline.ts), and then the plain-table `unnest` upsert. Each variant runs on a fresh
  * database of its own, and each phase starts with a batch a client that is not measured; the
  * variants interleave round by round, so that a busy machine or a growing table weighs on
@@ -257,6 +258,8 @@ const variants: Record<string, Variant> = {
   "four requests' batches merged: 1,200 a statement, one at a time": {
     merged: { batchSize: 1200, clients: 1 },
   },
+  "the service's batches of 300, one at a time": { merged: { batchSize: 300, clients: 1 } },
+  "the service's batches of 300, two at a time": { merged: { batchSize: 300, clients: 2 } },
   "two requests' batches merged: 600 a statement, two at a time": {
     merged: { batchSize: 600, clients: 2 },
   },
