@@ -4,6 +4,7 @@ import { hashApiKey } from "../src/domain/api-key.js";
 import { createOrganizationStore } from "../src/store/organization-store.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
+import { listenOnLoopback, sendRaw } from "./helpers/raw-http.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -160,6 +161,39 @@ describe("authentication", () => {
       key: KEYS.acme,
     });
     expect(list.json().totalCount).toBe(0);
+  });
+
+  it("refuses two Authorization headers, of which Node would read the first", async () => {
+    const app = await startTestApp();
+    try {
+      const port = await listenOnLoopback(app.app);
+      const body = JSON.stringify({ data: [v2Record({ date: "2024-02-03" })] });
+      const submit = (authorization: string) =>
+        sendRaw(
+          port,
+          "POST /api/v2/report HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+            `${authorization}Content-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      for (const [first, second] of [
+        [KEYS.acme, KEYS.globex],
+        [KEYS.acme, KEYS.acme],
+        [KEYS.acme, ""],
+      ]) {
+        const answer = await submit(`Authorization: ${first}\r\nauthorization: ${second}\r\n`);
+        expect(answer.status).toBe(401);
+        expect(JSON.parse(answer.body)).toEqual({
+          message: "Expected one Authorization header, received several",
+          statusCode: 401,
+        });
+      }
+      expect((await submit(`Authorization: ${KEYS.acme}\r\n`)).status).toBe(201);
+      const stored = await sql<{ n: number }>`
+        select count(*)::int as n from reports where date = '2024-02-03'`.execute(app.database.db);
+      expect(stored.rows[0]?.n).toBe(1);
+    } finally {
+      await app.close();
+    }
   });
 
   it("answers /healthz and /readyz without a key", async () => {

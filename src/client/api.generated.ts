@@ -756,7 +756,7 @@ export interface components {
             /** @constant */
             statusCode: 401;
             /** @enum {string} */
-            message: "Missing API key in the Authorization header" | "Invalid API key" | "API key has been revoked";
+            message: "Missing API key in the Authorization header" | "Invalid API key" | "API key has been revoked" | "Expected one Authorization header, received several";
         };
         Error: {
             /** Format: int32 */

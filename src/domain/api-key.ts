@@ -56,4 +56,6 @@ export const AUTHENTICATION_FAILURES = {
   missing: "Missing API key in the Authorization header",
   invalid: "Invalid API key",
   revoked: "API key has been revoked",
+  // Node reads the first of two: a proxy reading the other would judge another caller.
+  repeated: "Expected one Authorization header, received several",
 } as const;

@@ -7,6 +7,7 @@ import { idempotencyKeySchema } from "../schemas/idempotency.js";
 import type { SubmissionResult } from "../schemas/report.js";
 import type { IdempotentRequest } from "../services/idempotency.js";
 import type { StoredResponse } from "../store/idempotency-store.js";
+import { headerCount } from "./repeated-headers.js";
 
 const KEY_HEADER = "idempotency-key";
 const REPLAYED_HEADER = "idempotent-replayed";
@@ -43,8 +44,7 @@ export function idempotencyOf(
 ): IdempotentRequest | undefined {
   const header = request.headers[KEY_HEADER];
   if (header === undefined) return undefined;
-  // Node joins repeated headers with ", ": two keys would pass as one made of both.
-  const sent = headerCount(request.raw.rawHeaders, KEY_HEADER);
+  const sent = headerCount(request, KEY_HEADER);
   if (sent > 1) {
     throw new ValidationError([
       { path: "Idempotency-Key", message: `Expected one Idempotency-Key header, received ${sent}` },
@@ -68,13 +68,6 @@ export function idempotencyOf(
     return { statusCode: 201, body: String(reply.serialize(result)), headers };
   };
   return { key: key.data, requestHash, render };
-}
-
-/** How many times the lower-case `name` appears in Node's [name, value, name, value, …]. */
-function headerCount(rawHeaders: string[], name: string): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === name) count++;
-  return count;
 }
 
 /** Sends a kept (or just kept) answer as stored; a replay says so. */

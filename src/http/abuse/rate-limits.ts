@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { hashApiKey, keyFromAuthorization } from "../../domain/api-key.js";
+import { AUTHENTICATION_FAILURES, hashApiKey, keyFromAuthorization } from "../../domain/api-key.js";
 import type { Caller } from "../../domain/caller.js";
 import { AuthenticationError } from "../../domain/errors.js";
 import { errorBody } from "../errors.js";
+import { headerCount } from "../repeated-headers.js";
 import { addressBucket } from "./client-address.js";
 import { isHealthProbe } from "./in-flight.js";
 import { localCounters, type RateCounter, type RateCounters } from "./rate-counters.js";
@@ -72,6 +73,9 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
   // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
   const known = new Set<string>();
   api.addHook("onRequest", async (request, reply) => {
+    // Costs no lookup, as a missing key: not counted against the address.
+    if (headerCount(request, "authorization") > 1)
+      throw new AuthenticationError(AUTHENTICATION_FAILURES.repeated);
     const address = addressBucket(request.ip);
     const key = keyFromAuthorization(request.headers.authorization);
     const hash = key === undefined ? undefined : hashApiKey(key);
