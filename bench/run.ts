@@ -591,11 +591,14 @@ async function pauseAt(server: RunningServer, target: Target, size: number) {
   const database = await openDatabase(target.config);
   try {
     // A new collection start each size (so that the load changes the market), keys of their own.
-    const collectedSince = size === plan.listing[0] ? "2024-02-01" : "2024-03-01";
+    const first = size === plan.listing[0];
+    const collectedSince = first ? "2024-02-01" : "2024-03-01";
+    // A later snapshot of the same day each size, so that each load changes it.
+    const depthTakenAt = first ? "2024-06-01T10:00:00Z" : "2024-06-01T11:00:00Z";
     const keyOffset = 7_000_000 + plan.listing.indexOf(size) * 1_000_000;
-    const r = await marketDataPause(server, database, { keyOffset, collectedSince });
+    const r = await marketDataPause(server, database, { keyOffset, collectedSince, depthTakenAt });
     log(
-      `  ${size} market-data load: ${r.loadMs} ms, longest submission stall ${r.longestStallMs} ms`,
+      `  ${size} market-data load: ${r.loadMs} ms, longest submission stall ${r.longestStallMs} ms; public-depth load ${r.depth?.loadMs} ms, stall ${r.depth?.longestStallMs} ms`,
     );
     return r;
   } finally {
