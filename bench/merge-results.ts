@@ -88,6 +88,8 @@ function mergeListing(
       queries: take(`${at}.queries`, fresh.queries, old.queries) ?? {},
       // The listing's memory figure belongs with its queries.
       listingPeakRssMb: queriesKept ? old.listingPeakRssMb : fresh.listingPeakRssMb,
+      // A run of the market-data pause alone measures no suite's memory (0).
+      serverPeakRssMb: fresh.serverPeakRssMb || old.serverPeakRssMb,
       scorecards: take(`${at}.scorecards`, fresh.scorecards, old.scorecards),
       dashboard: take(`${at}.dashboard`, fresh.dashboard, old.dashboard),
       marketDataPause: take(`${at}.marketDataPause`, fresh.marketDataPause, old.marketDataPause),

@@ -86,6 +86,22 @@ describe("withEarlierParts: a partial benchmark run completes the file of the ru
     });
   });
 
+  it("keeps the suite's memory figure when only the market-data pause ran (it measures none)", () => {
+    const pauseOnly: BenchResults = {
+      date: "2026-11-25T05:00:00.000Z",
+      quick: false,
+      machine,
+      postgres: {
+        listing: { sizes: { "1000000": atSize({ marketDataPause: pause, serverPeakRssMb: 0 }) } },
+      },
+    };
+    const size = withEarlierParts(fullRun, pauseOnly).postgres?.listing?.sizes["1000000"];
+    expect(size?.serverPeakRssMb).toBe(
+      fullRun.postgres?.listing?.sizes["1000000"]?.serverPeakRssMb,
+    );
+    expect(size?.serverPeakRssMb).toBeGreaterThan(0);
+  });
+
   it("keeps the date of a part the earlier file had itself kept", () => {
     const first = withEarlierParts(fullRun, {
       date: "2026-11-25T05:00:00.000Z",
