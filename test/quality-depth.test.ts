@@ -14,6 +14,7 @@ import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
+import { untilSessionsWait } from "./helpers/lock-waits.js";
 import { submitAll } from "./helpers/reports.js";
 
 let t: TestApp;
@@ -136,7 +137,7 @@ describe("a snapshot committed while a submission is in flight", () => {
         const loading = loadSnapshots([snapshot("2025-03-08", { costToMoveDownUsd: 5000 })]);
         const first = await Promise.race([
           loading.then(() => "recomputed"),
-          waitingForReportsLock().then(() => "waiting for the submission"),
+          untilSessionsWait(t.database.db, 1).then(() => "waiting for the submission"),
         ]);
         expect(first).toBe("waiting for the submission");
         await slow.commit();
@@ -193,19 +194,6 @@ async function submissionInFlight(record: Record<string, unknown>) {
       await second.close();
     },
   };
-}
-
-/** Resolves once some session waits for a lock on reports (polled; gives up after 10 s). */
-async function waitingForReportsLock(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const r = await sql<{ n: number }>`
-      select count(*)::int as n from pg_locks
-      where database = (select oid from pg_database where datname = current_database())
-        and relation = 'reports'::regclass and not granted`.execute(t.database.db);
-    if ((r.rows[0]?.n ?? 0) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("no session waited for a lock on reports within 10 s");
 }
 
 describe("recomputation over many reports", () => {

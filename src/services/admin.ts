@@ -167,8 +167,13 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     },
 
     async recomputeEligibility() {
-      const ref = new ReferenceData((await references.snapshot()).snapshot);
-      const changed = await stores.transaction((tx) => recomputeEligibility(tx.eligibility, ref));
+      // Read under the turn: a load committing between the read and the writes would see its
+      // results overwritten from the data before it.
+      const changed = await stores.transaction(async (tx) => {
+        await tx.references.takeTurnToChange();
+        const ref = new ReferenceData((await tx.references.snapshot()).snapshot);
+        return recomputeEligibility(tx.eligibility, ref);
+      });
       return { changed };
     },
   };

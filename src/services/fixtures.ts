@@ -38,6 +38,7 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
   // reference rows) aborts one side: the transaction runs the whole load again.
   const { summary, depthDays } = await stores.transaction(async (tx) => {
     const references = tx.references;
+    await references.takeTurnToChange();
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
     const reference = await references.upsert(referenceSnapshotOf(fixture), now);
     const referenceChanged = reference.changed;

@@ -6,6 +6,9 @@ import type { Tables } from "./tables.js";
 
 type Db = Kysely<Tables>;
 
+/** The advisory lock that reference-data loads and full eligibility recomputes take turns on. */
+const REFERENCE_CHANGE_LOCK_ID = 727_021;
+
 export function createReferenceStore(db: Kysely<Tables>) {
   return {
     async version(): Promise<number> {
@@ -14,6 +17,18 @@ export function createReferenceStore(db: Kysely<Tables>) {
         .select("version")
         .executeTakeFirst();
       return row?.version ?? 0;
+    },
+
+    /**
+     * Takes turns with every other reference-data load and full eligibility recompute, for
+     * the rest of the transaction (an advisory lock: submissions do not wait for it). Taken
+     * before the first read, so that what a load compares with (an exchange's market data
+     * flag before, say) is what the load before it committed: read first, two loads at once
+     * could each judge the other's change as none, and leave reports unrecomputed.
+     */
+    async takeTurnToChange(): Promise<void> {
+      if (!db.isTransaction) throw new Error("takeTurnToChange needs a transaction");
+      await sql`select pg_advisory_xact_lock(${REFERENCE_CHANGE_LOCK_ID})`.execute(db);
     },
 
     async snapshot(): Promise<{ version: number; snapshot: ReferenceSnapshot }> {
