@@ -98,3 +98,32 @@ describe("a batch stored with its Idempotency-Key's answer in one statement", ()
     });
   });
 });
+
+describe("giving a key up", () => {
+  it("keeps an answer the claim already kept, so that a request failing after its commit replays", async () => {
+    const { idempotency } = database.stores;
+    const now = new Date();
+    const held = { organizationId: "acme", key: "batch-2", claim: crypto.randomUUID() };
+    const claim = (token: string) =>
+      idempotency.claim({ ...held, claim: token, requestHash: "h" }, now, new Date(+now + 60_000));
+    expect(await claim(held.claim)).toEqual({ claimed: true });
+    const response = { statusCode: 201, body: '{"c":1,"u":0}', headers: {} };
+    expect(await idempotency.complete(held, response, new Date(+now + 86_400_000))).toBe(true);
+    await idempotency.release(held);
+    expect(await claim(crypto.randomUUID())).toEqual({
+      claimed: false,
+      held: { requestHash: "h", response },
+    });
+  });
+
+  it("frees a key whose claim kept no answer", async () => {
+    const { idempotency } = database.stores;
+    const now = new Date();
+    const held = { organizationId: "acme", key: "batch-3", claim: crypto.randomUUID() };
+    const claim = (token: string) =>
+      idempotency.claim({ ...held, claim: token, requestHash: "h" }, now, new Date(+now + 60_000));
+    expect(await claim(held.claim)).toEqual({ claimed: true });
+    await idempotency.release(held);
+    expect(await claim(crypto.randomUUID())).toEqual({ claimed: true });
+  });
+});

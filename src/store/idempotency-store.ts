@@ -79,12 +79,17 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
       return written.rows.length > 0;
     },
 
-    /** Gives the key up (its request did not end in a kept answer); another's claim stays. */
+    /**
+     * Gives the key up (its request did not end in a kept answer); another's claim stays, and
+     * so does an answer this claim kept: a request can fail after its batch and answer
+     * committed (the connection lost on the way back, say), and its client's retry must get
+     * that answer replayed, not store the batch again as an update.
+     */
     async release(held: IdempotencyClaim): Promise<void> {
       await sql`
         delete from idempotency_keys
         where organization_id = ${held.organizationId} and key = ${held.key}
-          and claim = ${held.claim}::uuid`.execute(db);
+          and claim = ${held.claim}::uuid and status_code is null`.execute(db);
     },
 
     /**
