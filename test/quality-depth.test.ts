@@ -1,20 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCoinGeckoClient } from "../src/adapters/coingecko-client.js";
-import { ReferenceData } from "../src/domain/reference-data.js";
 import { createAdminServices } from "../src/services/admin.js";
-import { loadFixture } from "../src/services/fixtures.js";
 import { recomputePublicDepthFlags } from "../src/services/quality-recompute.js";
-import { validateBatch } from "../src/services/validate-batch.js";
-import { openDatabase } from "../src/store/database.js";
 import { createStores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { onPostgres } from "./helpers/database.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
-import { untilSessionsWait } from "./helpers/lock-waits.js";
+import {
+  depthSnapshot,
+  loadDepthSnapshots,
+  qualityFlagsOn,
+  withDepth200,
+} from "./helpers/public-depth.js";
 import { submitAll } from "./helpers/reports.js";
 
 let t: TestApp;
@@ -23,32 +22,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** binance chainlink/USDT spot (the fixture's market) on `date`, as a fixture snapshot. */
-const snapshot = (date: string, figures: Record<string, unknown>) => ({
-  exchangeId: "binance",
-  baseCoinId: "chainlink",
-  quoteSymbol: "USDT",
-  date,
-  ...figures,
-});
+const snapshot = depthSnapshot;
 const loadSnapshots = (snapshots: unknown[], stores = t.database.stores) =>
-  loadFixture(stores, { depthSnapshots: snapshots }, new Date());
-
-/** acme's flags of the report of `date`, as GET /api/v1/reports?include=quality lists them. */
-async function flagsOn(date: string): Promise<string[]> {
-  const response = await t.request({
-    method: "GET",
-    url: `/api/v1/reports?include=quality&dateGte=${date}&dateLte=${date}&exchangeId=binance`,
-    key: KEYS.acme,
-  });
-  const items = response.json().items;
-  expect(items).toHaveLength(1);
-  return items[0].qualityFlags;
-}
-
-/** A plausible record whose ±2 % depth is `bid` and `ask` (the total kept consistent). */
-const withDepth200 = (date: string, bid: number, ask = 6100) =>
-  v2Record({ date, bidDepth200: bid, askDepth200: ask, bidAskDepth200: bid + ask });
+  loadDepthSnapshots(stores, snapshots);
+const flagsOn = (date: string) => qualityFlagsOn(t, date);
 
 describe("exceeds_public_depth", () => {
   it("flips when a snapshot arrives after the report, and back when a later one says otherwise", async () => {
@@ -127,74 +104,6 @@ describe("exceeds_public_depth", () => {
     expect(await flagsOn("2025-03-07")).toEqual(["total_depth_mismatch", "exceeds_public_depth"]);
   });
 });
-
-describe("a snapshot committed while a submission is in flight", () => {
-  it.runIf(onPostgres)(
-    "waits for the submission, then flags its report (its statement saw no depth)",
-    async () => {
-      const slow = await submissionInFlight(withDepth200("2025-03-08", 6000));
-      try {
-        const loading = loadSnapshots([snapshot("2025-03-08", { costToMoveDownUsd: 5000 })]);
-        const first = await Promise.race([
-          loading.then(() => "recomputed"),
-          untilSessionsWait(t.database.db, 1).then(() => "waiting for the submission"),
-        ]);
-        expect(first).toBe("waiting for the submission");
-        await slow.commit();
-        await loading;
-        expect(await flagsOn("2025-03-08")).toEqual(["exceeds_public_depth"]);
-      } finally {
-        await slow.close();
-      }
-    },
-  );
-});
-
-/**
- * acme's batch of `record`, stored by the service's upsert on a connection of its own in a
- * transaction held open until `commit`: its statement ran before the test goes on.
- */
-async function submissionInFlight(record: Record<string, unknown>) {
-  const second = await openDatabase(t.database.config);
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let written: () => void = () => {};
-  const stored = new Promise<void>((resolve) => {
-    written = resolve;
-  });
-  const transaction = createStores(second.db).transaction(async (tx) => {
-    const { version, snapshot } = await tx.references.snapshot();
-    const ref = new ReferenceData(snapshot, version);
-    const reports = validateBatch(2, { data: [record] }, ref, "2026-01-01");
-    const log = {
-      id: randomUUID(),
-      organizationId: "acme",
-      apiKeyId: null,
-      schemaVersion: 2 as const,
-      receivedAt: new Date(),
-    };
-    expect(await tx.reports.upsert(log, reports, version)).toEqual({
-      createdCount: 1,
-      updatedCount: 0,
-    });
-    written();
-    await released;
-  });
-  await Promise.race([stored, transaction]);
-  return {
-    async commit() {
-      release();
-      await transaction;
-    },
-    async close() {
-      release();
-      await transaction.catch(() => {});
-      await second.close();
-    },
-  };
-}
 
 describe("recomputation over many reports", () => {
   it("reaches every report when its ranges grow", async () => {

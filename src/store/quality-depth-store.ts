@@ -9,6 +9,7 @@ import {
   qualityFlagBit,
 } from "../domain/quality.js";
 import { publicDepthBitJoin } from "./quality-sql.js";
+import { withTransientRetry } from "./retry.js";
 import type { Tables } from "./tables.js";
 
 /** Public depth snapshots, and the recomputation of the flag that compares reports with them. */
@@ -131,8 +132,13 @@ export function createQualityDepthStore(
      * Recomputes `exceeds_public_depth` of the reports with ids in [fromId, toId) (of the given
      * market-days only, when given), writing only rows whose flags change, and notes them for
      * the webhook event producer (quality.flagged) in the same statement. One short statement
-     * per id range: a batch locks only the rows it changes, for the time of one range, and
-     * never waits for a row lock.
+     * per id range: a batch locks only the rows it changes, for the time of one range.
+     *
+     * Over every report (no `days`) a range never waits for a row lock: it skips the rows a
+     * writer holds (SKIP LOCKED), since waiting would hold the range's locks meanwhile. For the
+     * days whose public depth just changed it waits instead (a deadlock with a submission is
+     * retried): a skipped row keeps its old flag when its writer rolls back or writes no flags
+     * (an eligibility recomputation), and nothing would recompute it again.
      */
     async recomputeRange(fromId: number, toId: number, days?: MarketDay[]): Promise<number> {
       const bit = sql.raw(publicDepthBitJoin("r", String(publicDepthTolerance)));
@@ -145,19 +151,17 @@ export function createQualityDepthStore(
               select * from unnest(${col((d) => d.exchangeId)}::text[],
                 ${col((d) => d.baseCoinId)}::text[], ${col((d) => d.instrumentType)}::text[],
                 ${col((d) => d.date)}::date[]))`;
-      // SKIP LOCKED: a row a submission is rewriting gets its flags from that submission's
-      // statement; waiting for it instead would hold this range's locks meanwhile, and a
-      // submission waiting for one of them would deadlock with it. The update repeats the id
-      // range so that the planner reads only that range of reports, by their primary key.
-      // Changes are noted only while an endpoint listens to quality.flagged: events nobody
-      // hears are not worth a write per changed report.
-      const r = await sql<{ changed: number }>`
+      const skipLocked = days === undefined ? sql`skip locked` : sql``;
+      // The update repeats the id range so that the planner reads only that range of reports,
+      // by their primary key. Changes are noted only while an endpoint listens to
+      // quality.flagged: events nobody hears are not worth a write per changed report.
+      const statement = sql<{ changed: number }>`
         with target as (
           select r.id, (r.quality_flags & ${kept} | coalesce(x.bit, 0))::smallint as flags
           from reports r ${bit}
           where r.id >= ${fromId} and r.id < ${toId} ${only}
             and r.quality_flags <> (r.quality_flags & ${kept} | coalesce(x.bit, 0))
-          for update of r skip locked
+          for update of r ${skipLocked}
         ),
         changed as (
           update reports r set quality_flags = t.flags from target t
@@ -169,7 +173,9 @@ export function createQualityDepthStore(
           where exists (select 1 from webhooks w
             where not w.disabled and w.events && array['quality.flagged', '*']::text[])
         )
-        select count(*)::int as changed from changed`.execute(db);
+        select count(*)::int as changed from changed`;
+      const run = () => statement.execute(db);
+      const r = await (days === undefined ? run() : withTransientRetry(run));
       return r.rows[0]?.changed ?? 0;
     },
   };
