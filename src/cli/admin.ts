@@ -20,8 +20,8 @@ export type Run = (
 export const json = (c: Command) => c.option("--json", "print JSON");
 
 /**
- * Operator commands: organizations, keys, engagements, market data and eligibility. Each one
- * only parses, calls an admin service and prints (`--json` for scripts).
+ * Operator commands: organizations, keys, engagements, market data, eligibility and quality.
+ * Each one only parses, calls an admin service and prints (`--json` for scripts).
  */
 export function registerAdminCommands(program: Command, io: Io, withSystem: WithSystem): void {
   const run: Run =
@@ -47,6 +47,7 @@ export function registerAdminCommands(program: Command, io: Io, withSystem: With
   registerObligationCommands(program, io, run);
   registerMarketDataCommands(program, io, run);
   registerEligibilityCommands(program, run);
+  registerQualityCommands(program, run);
 }
 
 function registerOrganizationCommands(program: Command, run: Run): void {
@@ -206,6 +207,23 @@ function registerEligibilityCommands(program: Command, run: Run): void {
     run(
       (admin) => admin.recomputeEligibility(),
       (r: { changed: number }) => `${r.changed} reports changed eligibility`,
+    ),
+  );
+}
+
+function registerQualityCommands(program: Command, run: Run): void {
+  json(
+    program
+      .command("quality")
+      .description("data-quality flags of stored reports")
+      .command("recompute")
+      .description(
+        "re-evaluate exceeds_public_depth of every stored report against the stored public depth and this process's PUBLIC_DEPTH_TOLERANCE (after changing it)",
+      ),
+  ).action(
+    run(
+      (admin) => admin.quality.recomputeFlags(),
+      (r: { changed: number }) => `${r.changed} reports changed exceeds_public_depth`,
     ),
   );
 }
