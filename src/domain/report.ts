@@ -83,6 +83,19 @@ export type Report = RecordKey & {
   omittedMetrics?: readonly V1Metric[];
 };
 
+/**
+ * The metrics as stored: a metric of -0 as 0. JSON has `-0` (and `-0.0`), `>= 0` admits it and
+ * float8 keeps its sign, so a -0 stored as sent would be listed as `-0` in JSON (PostgreSQL's
+ * text of the float) and `0` in CSV: the same number, written two ways. Returns the metrics
+ * themselves when none is -0, as nearly always: no copy per record.
+ */
+export function withoutNegativeZeros<M extends Report["metrics"]>(metrics: M): M {
+  if (!METRICS.some((m) => Object.is(metrics[m], -0))) return metrics;
+  const copy: Record<string, unknown> = { ...metrics };
+  for (const m of METRICS) if (Object.is(copy[m], -0)) copy[m] = 0;
+  return copy as M;
+}
+
 export function quoteKeyOf(quoteCoinId: string | null, quoteCoinSymbol: string | null): string {
   return quoteCoinId ?? (quoteCoinSymbol ?? "").toUpperCase();
 }

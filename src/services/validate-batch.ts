@@ -9,6 +9,7 @@ import {
   recordKeyString,
   type SchemaVersion,
   V1_METRICS,
+  withoutNegativeZeros,
 } from "../domain/report.js";
 import {
   dateProblem,
@@ -219,8 +220,8 @@ function buildReport(
   };
   const v2 = "type" in record ? record : undefined;
   // The parsed record holds every metric it has (besides its identity fields, which nothing
-  // reads through `metrics`): no per-record copy.
-  const metrics: Report["metrics"] = record;
+  // reads through `metrics`): no per-record copy, unless a metric is -0 (stored as 0).
+  const metrics: Report["metrics"] = withoutNegativeZeros(record);
   return {
     date: record.date,
     exchangeId: stored.exchange.id,
