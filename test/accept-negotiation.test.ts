@@ -25,6 +25,14 @@ describe("choosing CSV or JSON for the listing by Accept", () => {
     ["application/json;q=0.5, text/csv", true],
     ["application/json;q=0.9, text/csv;q=0.8", false],
     ["text/csv;q=0, */*", false],
+    // On equal q-values the more specific range wins, before the order (RFC 9110 12.5.1).
+    ["text/*, application/json", false],
+    ["application/json, text/*", false],
+    ["*/*, application/json", false],
+    ["application/*, text/csv", true],
+    ["text/*;q=0.5, application/json;q=0.5", false],
+    ["application/json;q=0.5, text/*", true],
+    ["application/*", false],
   ])("Accept %j prefers CSV: %s", (accept, csv) => {
     expect(prefersCsv(accept)).toBe(csv);
   });
@@ -53,6 +61,19 @@ describe("GET /api/v1/reports honours q-values", () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(response.json().totalCount).toBe(2);
+  });
+
+  it.each([
+    ["text/*, application/json", "application/json; charset=utf-8"],
+    ["text/*", "text/csv; charset=utf-8"],
+  ])("answers %s with %s (the more specific range wins on equal q)", async (accept, type) => {
+    const response = await t.request({
+      url: "/api/v1/reports",
+      key: KEYS.acme,
+      headers: { accept },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe(type);
   });
 
   it("answers CSV to application/json;q=0.5, text/csv", async () => {

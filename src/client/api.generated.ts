@@ -1925,7 +1925,7 @@ export interface operations {
                 dateGte?: string;
                 /** @description Only reports dated on or before this day (YYYY-MM-DD) */
                 dateLte?: string;
-                /** @description Page number, from 1 (default 1). With Accept: text/csv, that page only; without it, every matching report */
+                /** @description Page number, from 1 (default 1); a page past the last has no items. A page above 9007199254740991 (2^53 - 1) is answered as page 9007199254740991. With Accept: text/csv, that page only; without it, every matching report */
                 page?: string;
                 /** @description Reports per page, 1 to 500 (default 500) */
                 pageSize?: string;
@@ -1994,7 +1994,7 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: int64
-                         * @description This page's number, from 1
+                         * @description This page's number, from 1: the page asked for, or 9007199254740991 for a larger one
                          */
                         page: number;
                         /**

@@ -5,8 +5,9 @@ const LISTING_TYPES = ["application/json", "text/csv"];
 /**
  * True when the client prefers CSV to JSON by its `Accept` header, q-values included
  * (`text/csv;q=0.1, application/json` is JSON). On equal q-values the more specific range,
- * then the one the client lists first, wins (`text/csv, application/json` is CSV). JSON stays
- * the answer without a preference: no `Accept`, one that names neither, or any type alone.
+ * then the one the client lists first, wins (RFC 9110 12.5.1: `text/*, application/json` is
+ * JSON, `text/csv, application/json` CSV). JSON stays the answer without a preference: no
+ * `Accept`, one that matches neither type, or the any-type wildcard alone; `text/*` alone is CSV.
  */
 export function prefersCsv(accept: string | undefined): boolean {
   if (accept === undefined) return false;

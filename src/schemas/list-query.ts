@@ -8,15 +8,37 @@ export const MAX_PAGE_SIZE = 500;
 /** Digits a whole-number query parameter may have. */
 const MAX_DIGITS = 9;
 
-/** A query parameter holding a whole number from 1 to `max`. */
-export const positiveInteger = (max: number, message: string) =>
+/** A query parameter of 1 to `digits` decimal digits, as a number. */
+const digits = (count: number, message: string) =>
   z
     .string()
-    .regex(new RegExp(`^[0-9]{1,${MAX_DIGITS}}$`), message)
+    .regex(new RegExp(`^[0-9]{1,${count}}$`), message)
     // The pattern admits nothing longer; said as maxLength for the document's readers.
-    .meta({ maxLength: MAX_DIGITS })
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= max, message);
+    .meta({ maxLength: count })
+    .transform(Number);
+
+/** A query parameter holding a whole number from 1 to `max`. */
+export const positiveInteger = (max: number, message: string) =>
+  digits(MAX_DIGITS, message).refine((n) => n >= 1 && n <= max, message);
+
+/** Digits a listing's page may have: any page a client may ask for; a silly length is a 400. */
+const MAX_PAGE_DIGITS = 30;
+
+/**
+ * The largest page a listing answers as asked: 2^53 - 1, the largest integer every JSON reader
+ * holds exactly (the response's `page` is a JSON number). A larger page lies past the end of
+ * any listing, as this one does, and is answered as this page.
+ */
+const MAX_PAGE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A listing's page: any whole number from 1, since a page past the end is a 200 with no items
+ * (CONTRACT section 2), read as at most MAX_PAGE.
+ */
+const pageNumber = (message: string) =>
+  digits(MAX_PAGE_DIGITS, message)
+    .refine((n) => n >= 1, message)
+    .transform((n) => Math.min(n, MAX_PAGE));
 
 /** Query of GET /api/v1/reports. Unknown parameters are ignored. */
 export const listQuerySchema = z.object({
@@ -41,11 +63,12 @@ export const listQuerySchema = z.object({
     description: "Only reports dated on or before this day (YYYY-MM-DD)",
     example: "2026-11-21",
   }),
-  page: positiveInteger(999_999_999, "Expected a positive integer").optional().meta({
-    description:
-      "Page number, from 1 (default 1). With Accept: text/csv, that page only; without it, every matching report",
-    example: "1",
-  }),
+  page: pageNumber("Expected a positive integer")
+    .optional()
+    .meta({
+      description: `Page number, from 1 (default 1); a page past the last has no items. A page above ${MAX_PAGE} (2^53 - 1) is answered as page ${MAX_PAGE}. With Accept: text/csv, that page only; without it, every matching report`,
+      example: "1",
+    }),
   pageSize: positiveInteger(MAX_PAGE_SIZE, `Expected an integer from 1 to ${MAX_PAGE_SIZE}`)
     .optional()
     .meta({
@@ -71,7 +94,9 @@ export function includeOf(value: unknown): "quality" | undefined {
 }
 
 export const reportPageSchema = z.object({
-  page: wholeNumber().meta({ description: "This page's number, from 1" }),
+  page: wholeNumber().meta({
+    description: `This page's number, from 1: the page asked for, or ${MAX_PAGE} for a larger one`,
+  }),
   totalPages: wholeNumber().meta({ description: "Pages at this pageSize" }),
   totalCount: wholeNumber().meta({ description: "Reports matching the filters" }),
   items: z

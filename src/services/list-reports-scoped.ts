@@ -1,12 +1,13 @@
 import type { ReadScope } from "../domain/caller.js";
 import { storableDateRange } from "../domain/dates.js";
-import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
+import type { ListQuery } from "../schemas/list-query.js";
 import type { ScopedReportCsvItem } from "../schemas/report.js";
 import { storableText } from "../schemas/text.js";
 import type { MarketFilter } from "../store/report-listing.js";
 import type { ScopedListCursor, ScopedListFilter } from "../store/report-listing-scoped.js";
 import type { Stores } from "../store/stores.js";
 import { exportChunks } from "./export-chunks.js";
+import { listPageOf } from "./list-paging.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
 export type ScopedListDeps = Pick<Stores, "scopedListing">;
@@ -21,12 +22,11 @@ export async function listScopedReportsJson(
   scope: CrossScope,
   query: ListQuery,
 ): Promise<string> {
-  const page = query.page ?? 1;
-  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
+  const { page, pageSize } = listPageOf(query);
   const filter = scopedFilter(scope, query);
   const [totalCount, items] = await Promise.all([
     deps.scopedListing.count(filter),
-    deps.scopedListing.pageJson(filter, pageSize, (page - 1) * pageSize),
+    scopedPage(deps, filter, query),
   ]);
   const totalPages = Math.ceil(totalCount / pageSize);
   return `{"page":${page},"totalPages":${totalPages},"totalCount":${totalCount},"items":[${items.map((i) => listedItemJson(i, query)).join(",")}]}`;
@@ -40,14 +40,20 @@ export async function* exportScopedReports(
 ): AsyncGenerator<ScopedReportCsvItem[]> {
   const filter = scopedFilter(scope, query);
   if (query.page !== undefined) {
-    const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
-    const items = await deps.scopedListing.pageJson(filter, pageSize, (query.page - 1) * pageSize);
+    const items = await scopedPage(deps, filter, query);
     yield items.map((item) => csvItemOf<ScopedReportCsvItem>(item, query));
     return;
   }
   yield* exportChunks((limit, cursor: ScopedListCursor | undefined) =>
     deps.scopedListing.after(filter, limit, cursor, query.include === "quality"),
   );
+}
+
+/** The one page query of the scoped listing (JSON and CSV alike). */
+async function scopedPage(deps: ScopedListDeps, filter: ScopedListFilter, query: ListQuery) {
+  const { pageSize, offset } = listPageOf(query);
+  if (offset === undefined) return [];
+  return deps.scopedListing.pageJson(filter, pageSize, offset);
 }
 
 const NO_COINS: CrossScope = { kind: "coins", baseCoinIds: [] };

@@ -1,10 +1,11 @@
 import { type Caller, readScope } from "../domain/caller.js";
 import { storableDateRange, utcDate } from "../domain/dates.js";
-import { type ListQuery, MAX_PAGE_SIZE } from "../schemas/list-query.js";
+import type { ListQuery } from "../schemas/list-query.js";
 import type { ReportCsvItem } from "../schemas/report.js";
 import type { ListCursor, ListFilter, MarketFilter, PageItem } from "../store/report-listing.js";
 import type { Stores } from "../store/stores.js";
 import { exportChunks } from "./export-chunks.js";
+import { listPageOf } from "./list-paging.js";
 import { exportScopedReports, listScopedReportsJson } from "./list-reports-scoped.js";
 import { csvItemOf, listedItemJson } from "./quality-listing.js";
 
@@ -26,7 +27,7 @@ export async function listReportsJson(
 ): Promise<string> {
   const scope = readScope(caller);
   if (scope.kind !== "organization") return listScopedReportsJson(deps, scope, query);
-  const { page, pageSize } = pagingOf(query);
+  const { page, pageSize } = listPageOf(query);
   const filter = await filterFor(deps, caller, query);
   const [totalCount, items] = await Promise.all([
     deps.listing.count(filter),
@@ -37,15 +38,14 @@ export async function listReportsJson(
 }
 
 /** The one page query (JSON and CSV alike): each item as its JSON text. */
-function pageItems(deps: ListDeps, filter: ListFilter, query: ListQuery): Promise<PageItem[]> {
-  const { pageSize, offset } = pagingOf(query);
+async function pageItems(
+  deps: ListDeps,
+  filter: ListFilter,
+  query: ListQuery,
+): Promise<PageItem[]> {
+  const { pageSize, offset } = listPageOf(query);
+  if (offset === undefined) return [];
   return deps.listing.pageJson(filter, pageSize, offset);
-}
-
-function pagingOf(query: ListQuery) {
-  const page = query.page ?? 1;
-  const pageSize = query.pageSize ?? MAX_PAGE_SIZE;
-  return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
 /**
