@@ -17,8 +17,9 @@ import { shedLoadAbove } from "./abuse/in-flight.js";
 import { localCounters, type RateCounters } from "./abuse/rate-counters.js";
 import {
   authenticateWithLimits,
-  authFailureCounter,
+  authFailureBudget,
   limitRequestsPerAddress,
+  requestsPerKey,
 } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
 import { dashboardRoutes, sendRefusedPathPage } from "./dashboard/index.js";
@@ -109,9 +110,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     noStore(api);
     authenticateWithLimits(api, {
       authenticate: services.authenticate,
-      perKeyPerMinute: http.rateLimitPerMinute,
       failures: limits.authFailures,
-      counters: options.rateCounters,
+      perKey: limits.requestsPerKey,
     });
     limitExportsPerKey(api, limits.exports);
     emptyBodiesAreNoBodies(api);
@@ -226,15 +226,14 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
 }
 
 /**
- * One budget each for the API and the dashboard: failed authentications per address, and CSV
- * exports streaming at once per key.
+ * One budget each for the API and the dashboard: failed authentications per address, requests
+ * per key, and CSV exports streaming at once per key.
  */
 function sharedLimitsOf(options: AppOptions): SharedLimits {
+  const counters = options.rateCounters ?? localCounters;
   return {
-    authFailures: authFailureCounter(
-      options.rateCounters ?? localCounters,
-      options.http.authFailuresPerMinute,
-    ),
+    authFailures: authFailureBudget(counters, options.http.authFailuresPerMinute),
+    requestsPerKey: requestsPerKey(counters, options.http.rateLimitPerMinute),
     exports: exportSlots(options.http.maxExportsPerKey),
   };
 }

@@ -5,6 +5,7 @@ import { hashApiKey } from "../../src/domain/api-key.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Services } from "../../src/services/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { injectSignIn } from "../helpers/dashboard.js";
 import { KEYS } from "../helpers/fixture.js";
 
 let t: TestApp | undefined;
@@ -97,6 +98,56 @@ describe("rate limits before and after authentication", () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("gives a burst of wrong keys sent at once no more lookups than the budget, through either door", async () => {
+    t = await startTestApp();
+    const { app, lookups, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
+    const signIn = (key: string) =>
+      app.inject({
+        method: "POST",
+        url: "/app/sign-in",
+        remoteAddress: "127.0.0.5",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ key }).toString(),
+      });
+    try {
+      // The budget used to be read before the lookups and counted after them: each of these
+      // got a lookup and a 401.
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          i % 2 === 0 ? get(`wrong-key-${i}-0123456789abcdef`, "127.0.0.5") : signIn(`wrong-${i}`),
+        ),
+      );
+      const statuses = answers.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(37);
+      expect(lookups.count).toBeLessThanOrEqual(3);
+      // Once they have failed, the address waits the window out as before.
+      expect429((await get("wrong-again", "127.0.0.5")) as never);
+      // Good keys sent at once from a fresh address are all served.
+      const good = await Promise.all(Array.from({ length: 10 }, () => get(KEYS.acme, "127.0.0.6")));
+      expect(good.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("counts a dashboard session's pages against its key's RATE_LIMIT_PER_MINUTE, with the API's requests", async () => {
+    t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: "8" } });
+    const session = await injectSignIn(t, KEYS.acme);
+    const api = [];
+    for (let i = 0; i < 8; i++)
+      api.push((await t.request({ url: "/api/v1/exchanges", key: KEYS.acme })).statusCode);
+    expect(api.at(-1)).toBe(429);
+    // The same stored key through its session: the export and every page are refused too.
+    const refused = await session.get("/app/reports.csv");
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(refused.body).toContain("Rate limit exceeded: 8 requests per minute for your API key");
+    expect((await session.get("/app/overview")).statusCode).toBe(429);
+    // Another key's budget is its own.
+    expect((await t.request({ url: "/api/v1/exchanges", key: KEYS.globex })).statusCode).toBe(200);
   });
 
   it("still serves a key that authenticated before from an address that is limited", async () => {

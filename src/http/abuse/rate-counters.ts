@@ -7,8 +7,11 @@ export type RateHit = { allowed: boolean; remaining: number; retryInMs: number }
 export type RateCounter = {
   readonly limit: number;
   hit(key: string): Promise<RateHit>;
-  /** When `key` has used up its window: milliseconds until it ends; else undefined. */
-  exhaustedFor(key: string): Promise<number | undefined>;
+  /**
+   * When `key` has used up its window, with `pending` hits yet to come counted (default 0):
+   * milliseconds until it ends (0 when only the pending hits use it up); else undefined.
+   */
+  exhaustedFor(key: string, pending?: number): Promise<number | undefined>;
 };
 
 /** Makes the counter of one named limit. */
@@ -24,9 +27,9 @@ export const localCounters: RateCounters = (_name, limit, windowMs) => {
       const hit = counter.hit(key, now);
       return { allowed: hit.allowed, remaining: hit.remaining, retryInMs: hit.resetAt - now };
     },
-    async exhaustedFor(key) {
+    async exhaustedFor(key, pending = 0) {
       const now = Date.now();
-      const until = counter.exhaustedUntil(key, now);
+      const until = counter.exhaustedUntil(key, now, pending);
       return until === undefined ? undefined : until - now;
     },
   };
@@ -65,10 +68,12 @@ export function sharedCounters(windows: SharedWindows): RateCounters {
           retryInMs: window.resetsInMs,
         };
       },
-      async exhaustedFor(key) {
+      async exhaustedFor(key, pending = 0) {
         const window = await windows.peek(name, key).catch(() => null);
-        if (window === null) return local.exhaustedFor(key);
-        return window !== undefined && window.count >= limit ? window.resetsInMs : undefined;
+        if (window === null) return local.exhaustedFor(key, pending);
+        const count = window?.count ?? 0;
+        if (count + pending < limit) return undefined;
+        return count >= limit && window !== undefined ? window.resetsInMs : 0;
       },
     };
   };

@@ -40,20 +40,83 @@ export function limitRequestsPerAddress(
 
 export type AuthenticationLimits = {
   authenticate: (authorization: string | undefined) => Promise<Caller>;
-  perKeyPerMinute: number;
   /** Failed authentications per address: one budget with the dashboard's sign-in. */
-  failures: RateCounter;
-  /** Where requests are counted: in this process (default) or in a store shared by all. */
-  counters?: RateCounters;
+  failures: AuthFailureBudget;
+  /** Requests per stored API key: one budget with the dashboard's pages. */
+  perKey: RateCounter;
 };
 
 /**
  * The budget of failed authentications per client address (AUTH_FAILURES_PER_MINUTE), one
  * for the API and the dashboard's sign-in: a guesser gets it once, whichever door it tries.
+ * A lookup counts as a failure from the moment it starts until it has ended (then it is one,
+ * or nothing), so that a burst of guesses sent at once gets no more lookups than guesses sent
+ * one after another. Lookups of one key at once count once: a client's first requests with a
+ * good key, sent together, are not refused. Lookups in flight are counted per process,
+ * failures where `counters` keep them.
  */
-export function authFailureCounter(counters: RateCounters, perMinute: number): RateCounter {
-  return counters("auth-failures", perMinute, MINUTE);
+export function authFailureBudget(counters: RateCounters, perMinute: number): AuthFailureBudget {
+  const failures = counters("auth-failures", perMinute, MINUTE);
+  // Per address: the keys (hashes) being looked up, and how many lookups of each.
+  const running = new Map<string, Map<string, number>>();
+  const enter = (address: string, key: string): number => {
+    const keys = running.get(address) ?? new Map<string, number>();
+    running.set(address, keys);
+    const others = keys.size - (keys.has(key) ? 1 : 0);
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+    return others;
+  };
+  const leave = (address: string, key: string): void => {
+    const keys = running.get(address);
+    const left = (keys?.get(key) ?? 1) - 1;
+    if (left > 0) keys?.set(key, left);
+    else keys?.delete(key);
+    if (keys?.size === 0) running.delete(address);
+  };
+  return {
+    limit: perMinute,
+    blockedFor: (address) => failures.exhaustedFor(address, running.get(address)?.size ?? 0),
+    async attempt(address, how, lookup) {
+      // Entered before the first await: requests arriving meanwhile see this one.
+      const ahead = how.key === undefined ? 0 : enter(address, how.key);
+      try {
+        if (how.checked) {
+          const blockedForMs = await failures.exhaustedFor(address, ahead);
+          if (blockedForMs !== undefined) return { blockedForMs };
+        }
+        try {
+          return { value: await lookup() };
+        } catch (error) {
+          if (how.key !== undefined && error instanceof AuthenticationError)
+            await failures.hit(address);
+          throw error;
+        }
+      } finally {
+        if (how.key !== undefined) leave(address, how.key);
+      }
+    },
+  };
 }
+
+export type AuthFailureBudget = {
+  readonly limit: number;
+  /** When the address may look no key up now: milliseconds to wait; else undefined. */
+  blockedFor(address: string): Promise<number | undefined>;
+  /**
+   * Runs `lookup` of `key` (its hash; none: a missing key, which costs no lookup) sent from
+   * `address`, unless (when `checked`) the address's budget is used up. A key's lookup holds a
+   * share of the budget while it runs, and fails it when it throws an AuthenticationError.
+   */
+  attempt<T>(
+    address: string,
+    how: { checked: boolean; key: string | undefined },
+    lookup: () => Promise<T>,
+  ): Promise<{ value: T } | { blockedForMs: number }>;
+};
+
+/** The budget a caller's requests are counted against: its key's, else its organization's. */
+export const requestBudgetOf = (caller: Caller): string =>
+  caller.apiKeyId ?? `organization:${caller.organizationId}`;
 
 /**
  * The authentication hook of the API scope, with its two limits:
@@ -66,9 +129,7 @@ export function authFailureCounter(counters: RateCounters, perMinute: number): R
  *   another key's entry out.
  */
 export function authenticateWithLimits(api: FastifyInstance, limits: AuthenticationLimits): void {
-  const counters = limits.counters ?? localCounters;
-  const failures = limits.failures;
-  const perKey = counters("key", limits.perKeyPerMinute, MINUTE);
+  const { failures, perKey } = limits;
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
   // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
   const known = new Set<string>();
@@ -76,43 +137,45 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
     // Costs no lookup, as a missing key: not counted against the address.
     if (headerCount(request, "authorization") > 1)
       throw new AuthenticationError(AUTHENTICATION_FAILURES.repeated);
-    const address = addressBucket(request.ip);
     const key = keyFromAuthorization(request.headers.authorization);
     const hash = key === undefined ? undefined : hashApiKey(key);
-    // A key that authenticated before is never blocked: no need to look its address up.
-    const spared = hash !== undefined && known.has(hash);
-    const blockedFor = spared ? undefined : await failures.exhaustedFor(address);
-    if (blockedFor !== undefined) {
+    const attempt = await failures
+      .attempt(
+        addressBucket(request.ip),
+        // A key that authenticated before is never blocked; only a key costs a lookup.
+        { checked: hash === undefined || !known.has(hash), key: hash },
+        () => limits.authenticate(request.headers.authorization),
+      )
+      .catch((error: unknown) => {
+        // A key that authenticated before and fails now (revoked) is no longer spared.
+        if (error instanceof AuthenticationError && hash !== undefined) known.delete(hash);
+        throw error;
+      });
+    if ("blockedForMs" in attempt) {
       return tooMany(
         reply,
-        blockedFor,
+        attempt.blockedForMs,
         `Too many failed authentications: ${failures.limit} per minute from one address`,
       );
     }
-    try {
-      request.caller = await limits.authenticate(request.headers.authorization);
-    } catch (error) {
-      // Only failures that cost a lookup count (a missing key costs nothing).
-      // A key that authenticated before and fails now (revoked) is no longer spared the block.
-      if (error instanceof AuthenticationError && hash !== undefined) {
-        known.delete(hash);
-        await failures.hit(address);
-      }
-      throw error;
-    }
+    request.caller = attempt.value;
     if (hash !== undefined && known.size < 100_000) known.add(hash);
-    const budget = request.caller.apiKeyId ?? `organization:${request.caller.organizationId}`;
-    const hit = await perKey.hit(budget);
-    reply.header("x-ratelimit-limit", String(limits.perKeyPerMinute));
+    const hit = await perKey.hit(requestBudgetOf(request.caller));
+    reply.header("x-ratelimit-limit", String(perKey.limit));
     reply.header("x-ratelimit-remaining", String(hit.remaining));
     reply.header("x-ratelimit-reset", String(Math.ceil(hit.retryInMs / 1000)));
     if (!hit.allowed)
       return tooMany(
         reply,
         hit.retryInMs,
-        `Rate limit exceeded: ${limits.perKeyPerMinute} requests per minute`,
+        `Rate limit exceeded: ${perKey.limit} requests per minute`,
       );
   });
+}
+
+/** The per-key budget of requests (RATE_LIMIT_PER_MINUTE), one for the API and the dashboard. */
+export function requestsPerKey(counters: RateCounters, perMinute: number): RateCounter {
+  return counters("key", perMinute, MINUTE);
 }
 
 function tooMany(reply: FastifyReply, retryInMs: number, what: string) {

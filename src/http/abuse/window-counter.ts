@@ -39,11 +39,17 @@ export class WindowCounter {
     };
   }
 
-  /** When `key` has used up its window: the end of that window; else undefined. Counts nothing. */
-  exhaustedUntil(key: string, now: number): number | undefined {
+  /**
+   * When `key` has used up its window, `pending` events yet to come counted as if they had
+   * happened: the end of that window (`now` when only the pending ones use it up); else
+   * undefined. Counts nothing.
+   */
+  exhaustedUntil(key: string, now: number, pending = 0): number | undefined {
     // A key without an entry of its own shares the overflow entry.
     const entry = this.entries.get(key) ?? this.overflow;
-    return entry.resetAt > now && entry.count >= this.limit ? entry.resetAt : undefined;
+    const count = entry.resetAt > now ? entry.count : 0;
+    if (count + pending < this.limit) return undefined;
+    return count >= this.limit ? entry.resetAt : now;
   }
 
   get size(): number {

@@ -77,7 +77,7 @@ export function dashboardRoutes(services: Services, http: HttpConfig, limits: Sh
     assetRoutes(app);
     signInRoutes(app, { services, policy, nav, failures: limits.authFailures });
     await app.register(async (signedIn) => {
-      requireSession(signedIn, { services, policy, nav });
+      requireSession(signedIn, { services, policy, nav, requestsPerKey: limits.requestsPerKey });
       signedIn.post("/sign-out", { schema: { hide: true } }, async (request, reply) => {
         const token = request.cookies[policy.name];
         if (token !== undefined) await services.dashboardSessions.signOut(token);

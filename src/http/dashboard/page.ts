@@ -4,6 +4,7 @@ import type { Caller, OrganizationKind } from "../../domain/caller.js";
 import type { Services } from "../../services/index.js";
 import type { ExportSlots } from "../abuse/exports.js";
 import type { RateCounter } from "../abuse/rate-counters.js";
+import type { AuthFailureBudget } from "../abuse/rate-limits.js";
 import type { Html } from "./html.js";
 
 declare module "fastify" {
@@ -45,7 +46,9 @@ export type DashboardPage = {
 /** The limits the dashboard shares with the API (app.ts): one budget for both doors. */
 export type SharedLimits = {
   /** Failed authentications (API keys, sign-ins) per client address. */
-  authFailures: RateCounter;
+  authFailures: AuthFailureBudget;
+  /** Requests per stored API key (the API's and its sessions' pages). */
+  requestsPerKey: RateCounter;
   /** CSV exports streaming at once per API key. */
   exports: ExportSlots;
 };

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../services/index.js";
+import type { RateCounter } from "../abuse/rate-counters.js";
+import { requestBudgetOf } from "../abuse/rate-limits.js";
 import { sendErrorPage } from "./error-page.js";
 import type { NavEntry } from "./page.js";
 
@@ -69,7 +71,13 @@ export function csrfFieldOf(body: unknown): string | undefined {
  */
 export function requireSession(
   app: FastifyInstance,
-  deps: { services: Services; policy: CookiePolicy; nav: readonly NavEntry[] },
+  deps: {
+    services: Services;
+    policy: CookiePolicy;
+    nav: readonly NavEntry[];
+    /** The key's budget of requests, one with the API's: a session spends its key's. */
+    requestsPerKey: RateCounter;
+  },
 ): void {
   app.addHook("preHandler", async (request, reply) => {
     const token = request.cookies[deps.policy.name];
@@ -87,6 +95,14 @@ export function requireSession(
     request.dashboard = { ...session, nav: deps.nav };
     // As on the API: hooks shared with it (the export limit) read the caller here.
     request.caller = session.caller;
+    const hit = await deps.requestsPerKey.hit(requestBudgetOf(session.caller));
+    if (!hit.allowed) {
+      const seconds = Math.max(1, Math.ceil(hit.retryInMs / 1000));
+      reply.header("retry-after", String(seconds));
+      return sendErrorPage(request, reply, 429, [
+        `Rate limit exceeded: ${deps.requestsPerKey.limit} requests per minute for your API key; retry in ${seconds} seconds`,
+      ]);
+    }
   });
 }
 

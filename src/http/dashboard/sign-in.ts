@@ -1,8 +1,9 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { hashApiKey } from "../../domain/api-key.js";
 import { AuthenticationError } from "../../domain/errors.js";
 import type { Services } from "../../services/index.js";
 import { addressBucket } from "../abuse/client-address.js";
-import type { RateCounter } from "../abuse/rate-counters.js";
+import type { AuthFailureBudget } from "../abuse/rate-limits.js";
 import { type Html, html } from "./html.js";
 import { documentOf, sendHtml, sendPage } from "./layout.js";
 import type { NavEntry } from "./page.js";
@@ -38,7 +39,7 @@ export function signInRoutes(
     policy: CookiePolicy;
     nav: readonly NavEntry[];
     /** The address's failed authentications, one budget with the API's. */
-    failures: RateCounter;
+    failures: AuthFailureBudget;
   },
 ): void {
   const { failures } = deps;
@@ -66,11 +67,8 @@ export function signInRoutes(
     if (foreignOrigin(request, deps.policy))
       return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
     const address = addressBucket(request.ip);
-    if ((await failures.exhaustedFor(address)) !== undefined) {
-      return sendHtml(
-        reply.code(429),
-        signInPage("Too many failed sign-ins from your address; wait a minute."),
-      );
+    if ((await failures.blockedFor(address)) !== undefined) {
+      return tooManySignIns(reply);
     }
     const body = request.body as Record<string, unknown> | undefined;
     const key = typeof body?.key === "string" ? body.key.trim() : "";
@@ -80,13 +78,23 @@ export function signInRoutes(
       return sendHtml(reply.code(400), signInPage(tooLong));
     }
     try {
-      const { token } = await deps.services.dashboardSessions.signIn(key);
-      setSessionCookie(reply, deps.policy, token);
+      const how = { checked: true, key: hashApiKey(key) };
+      const attempt = await failures.attempt(address, how, () =>
+        deps.services.dashboardSessions.signIn(key),
+      );
+      if ("blockedForMs" in attempt) return tooManySignIns(reply);
+      setSessionCookie(reply, deps.policy, attempt.value.token);
       return reply.redirect("/app", 303);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
-      await failures.hit(address);
       return sendHtml(reply.code(401), signInPage(error.message));
     }
   });
+}
+
+function tooManySignIns(reply: FastifyReply) {
+  return sendHtml(
+    reply.code(429),
+    signInPage("Too many failed sign-ins from your address; wait a minute."),
+  );
 }
