@@ -882,7 +882,7 @@ export interface components {
                     /** @description The median of the market makers reporting that month (the caller included); null when fewer than 3 of them have the rate */
                     peerMedian: number | null;
                 };
-                /** @description correctionsAfterDeadline / reports dated in the month */
+                /** @description correctionsAfterDeadline / reports dated in the month (above 1 when reports are corrected more than once) */
                 correctionsAfterDeadline: {
                     /** @description Null when there is nothing to divide by */
                     value: number | null;

@@ -24,19 +24,24 @@ const RATE_DESCRIPTIONS: Record<ReportCardRate, string> = {
   rejectedRecords: "recordsRejected / (recordsAccepted + recordsRejected)",
   missingReports: "reportsMissing / reportsDue",
   lateReports: "reportsLate / reportsDue",
-  correctionsAfterDeadline: "correctionsAfterDeadline / reports dated in the month",
+  correctionsAfterDeadline:
+    "correctionsAfterDeadline / reports dated in the month (above 1 when reports are corrected more than once)",
 };
 
 const share = z.number().min(0).max(1);
-const rateSchema = (rate: ReportCardRate) =>
-  z
+// Versions over reports: a report corrected twice after its deadline counts twice.
+const perReport = z.number().min(0);
+const rateSchema = (rate: ReportCardRate) => {
+  const ratio = rate === "correctionsAfterDeadline" ? perReport : share;
+  return z
     .object({
-      value: share.nullable().meta({ description: "Null when there is nothing to divide by" }),
-      peerMedian: share.nullable().meta({
+      value: ratio.nullable().meta({ description: "Null when there is nothing to divide by" }),
+      peerMedian: ratio.nullable().meta({
         description: `The median of the market makers reporting that month (the caller included); null when fewer than ${MIN_PEERS} of them have the rate`,
       }),
     })
     .meta({ description: RATE_DESCRIPTIONS[rate] });
+};
 
 const count = (description: string) => wholeNumber().meta({ description });
 const counts = (description: string) =>
