@@ -2,7 +2,14 @@ import { z } from "zod";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/**
+ * A number setting: an empty or blank value (as env files often have) means unset, so that it
+ * takes its default; `z.coerce.number` alone reads it as 0.
+ */
+const numberSetting = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema);
+const positiveInt = (fallback: number) =>
+  numberSetting(z.coerce.number().int().positive().default(fallback));
 
 const optionalPostgresUrl = z.preprocess(
   (v) => (v === "" ? undefined : v),
@@ -82,9 +89,9 @@ export const environmentSchema = z.object({
   // process answers 503 on /readyz while serving on, which proxies' X-Forwarded-For is believed.
   RATE_LIMIT_STORE: z.enum(["memory", "database", "redis"]).optional(),
   REDIS_URL: z.preprocess((v) => (v === "" ? undefined : v), z.string().url().optional()),
-  SHUTDOWN_DRAIN_MS: z.coerce.number().int().nonnegative().default(0),
+  SHUTDOWN_DRAIN_MS: numberSetting(z.coerce.number().int().nonnegative().default(0)),
   TRUST_PROXY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
-  REFERENCE_DATA_CHECK_MS: z.coerce.number().int().nonnegative().default(1_000),
+  REFERENCE_DATA_CHECK_MS: numberSetting(z.coerce.number().int().nonnegative().default(1_000)),
   COINGECKO_BASE_URL: z.string().url().optional(),
   COINGECKO_API_KEY: z.string().min(1).optional(),
   COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
@@ -97,7 +104,7 @@ export const environmentSchema = z.object({
     .regex(DEADLINE_PATTERN, "must be a time of day HH:MM, 00:00 to 23:59 (UTC)")
     .default("12:00"),
   // How far reported ±2 % depth may exceed the public book before it is flagged (a share).
-  PUBLIC_DEPTH_TOLERANCE: z.coerce.number().min(0).max(100).default(0.1),
+  PUBLIC_DEPTH_TOLERANCE: numberSetting(z.coerce.number().min(0).max(100).default(0.1)),
   // Notifications (CONTRACT section 7; README "Notifications").
   WEBHOOK_ALLOW_INSECURE: z.enum(["true", "false", ""]).default("false"),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
