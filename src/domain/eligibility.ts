@@ -23,13 +23,17 @@ export function matchMarket(pair: MarketPair, ref: ReferenceData): MarketMatch {
   }
   const markets = ref.marketsOf(pair.exchangeId, pair.baseCoinId, pair.instrumentType);
   if (markets.length === 0) return { reason: "base_not_traded" };
-  const market = markets.find((m) =>
-    pair.quoteCoinId !== null
-      ? m.quoteCoinId === pair.quoteCoinId
-      : m.quoteSymbol === pair.quoteSymbol.toUpperCase(),
-  );
-  if (market === undefined) return { reason: "pair_not_found" };
-  return { collectedSince: market.collectedSince };
+  const symbol = pair.quoteSymbol.toUpperCase();
+  let collectedSince: string | undefined;
+  // Several markets may quote one coin under different symbols (USDT, USDT.E): the pair's
+  // collection started with the earliest of them, whatever order the markets were read in.
+  for (const m of markets) {
+    const matches =
+      pair.quoteCoinId !== null ? m.quoteCoinId === pair.quoteCoinId : m.quoteSymbol === symbol;
+    if (matches && (collectedSince === undefined || m.collectedSince < collectedSince))
+      collectedSince = m.collectedSince;
+  }
+  return collectedSince === undefined ? { reason: "pair_not_found" } : { collectedSince };
 }
 
 /** Reason 4 on top of the match: a report dated before collection started for its pair. */
