@@ -67,11 +67,20 @@ export type ObligationPeriod = {
   kpis: Kpis;
 };
 
+type PeriodDates = Pick<ObligationPeriod, "organizationId" | "baseCoinId" | "since" | "until">;
+
+/**
+ * Organization, coin and `since` name a period: writing it again replaces its terms. So one
+ * input naming a period twice is ambiguous (which terms win?) rather than an update.
+ */
+export function samePeriod(a: Omit<PeriodDates, "until">, b: Omit<PeriodDates, "until">): boolean {
+  return (
+    a.organizationId === b.organizationId && a.baseCoinId === b.baseCoinId && a.since === b.since
+  );
+}
+
 /** Periods of one organization and coin never overlap; the same `since` is the same period. */
-export function obligationsOverlap(
-  a: Pick<ObligationPeriod, "organizationId" | "baseCoinId" | "since" | "until">,
-  b: Pick<ObligationPeriod, "organizationId" | "baseCoinId" | "since" | "until">,
-): boolean {
+export function obligationsOverlap(a: PeriodDates, b: PeriodDates): boolean {
   if (a.organizationId !== b.organizationId || a.baseCoinId !== b.baseCoinId) return false;
   if (a.since === b.since) return false;
   return a.since <= (b.until ?? "9999-12-31") && b.since <= (a.until ?? "9999-12-31");

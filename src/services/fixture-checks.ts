@@ -84,7 +84,10 @@ function crossEntryProblems(fixture: FixtureEntries, known: ReferenceSnapshot): 
 const present = <T>(entries: Entries<T>) =>
   entries.flatMap((entry, i) => (entry === undefined ? [] : [[i, entry] as const]));
 
-/** Entries listed twice: coins, exchanges, markets (by key), organizations, API keys. */
+/**
+ * Entries listed twice: coins, exchanges, markets (by key), organizations, API keys, and an
+ * organization's engagements (by coin and `since`, which name one engagement).
+ */
 function duplicateProblems(fixture: FixtureEntries): Problem[] {
   const problems: Problem[] = [];
   const unique = <T>(section: string, keyOf: (entry: T) => string, entries: Entries<T>) => {
@@ -105,6 +108,10 @@ function duplicateProblems(fixture: FixtureEntries): Problem[] {
     fixture.markets,
   );
   unique("organizations", (o) => o.id, fixture.organizations);
+  // Loaded one after the other, the last would silently replace the first (and strand the
+  // obligation periods listed inside it), and each load would change the row again.
+  for (const [i, o] of present(fixture.organizations))
+    unique(`organizations.${i}.engagements`, (e) => `${e.baseCoinId} ${e.since}`, o.engagements);
   // One key, one owner: a key listed twice (in one organization or two) is ambiguous.
   const keys = new Map<string, string>();
   for (const [i, o] of present(fixture.organizations)) {

@@ -1,7 +1,7 @@
 import type { EngagementPeriod } from "../domain/engagement.js";
 import { describePeriod } from "../domain/engagement.js";
 import type { Problem } from "../domain/errors.js";
-import { type ObligationPeriod, obligationsOverlap } from "../domain/obligation.js";
+import { type ObligationPeriod, obligationsOverlap, samePeriod } from "../domain/obligation.js";
 import {
   describeObligation,
   engagementHolding,
@@ -22,9 +22,10 @@ const at = (path: string, sub: string) => (path === "" ? sub : `${path}.${sub}`)
 
 /**
  * Every problem of periods about to be written, in input order, each naming its entry: an
- * unknown coin or market, a period outside its engagement, or one overlapping another period
- * of the same organization and coin (stored, or earlier in the same input; the same `since`
- * is the same period, an update). `stored` holds the organization's stored periods.
+ * unknown coin or market, a period outside its engagement, one listed twice in the input, or
+ * one overlapping another period of the same organization and coin (stored, or earlier in the
+ * same input; a stored period with the same `since` is the same period, an update). `stored`
+ * holds the organization's stored periods.
  */
 export function obligationProblems(
   entries: readonly PeriodEntry[],
@@ -32,6 +33,8 @@ export function obligationProblems(
   stored: readonly ObligationPeriod[],
 ): Problem[] {
   const problems: Problem[] = [];
+  // Stored periods the input lists again are replaced by it, so they overlap nothing.
+  const kept = stored.filter((p) => !entries.some((e) => samePeriod(e.period, p)));
   entries.forEach(({ path, period, engagements }, i) => {
     if (!ref.coins.has(period.baseCoinId)) {
       problems.push({
@@ -52,31 +55,26 @@ export function obligationProblems(
           : `${describeObligation(period)} lies outside the ${own.map(describePeriod).join(", ")}`;
       problems.push({ path: at(path, "since"), message });
     }
-    const earlier = entries.findIndex(
-      (other, k) => k < i && obligationsOverlap(other.period, period),
-    );
-    const input = entries[earlier];
-    if (input !== undefined) {
-      problems.push({ path: path === "" ? "since" : path, message: `overlaps ${input.path}` });
-      return;
-    }
-    const listed = (p: ObligationPeriod) =>
-      entries.some(
-        (e) =>
-          e.period.organizationId === p.organizationId &&
-          e.period.baseCoinId === p.baseCoinId &&
-          e.period.since === p.since,
-      );
-    const clash = overlappingPeriod(
-      period,
-      stored.filter((p) => !listed(p)),
-    );
-    if (clash !== undefined) {
-      problems.push({
-        path: path === "" ? "since" : path,
-        message: `overlaps the stored ${describeObligation(clash)} of '${period.organizationId}' (end it first)`,
-      });
-    }
+    const clash = clashMessage(period, entries.slice(0, i), kept);
+    if (clash !== undefined) problems.push({ path: path === "" ? "since" : path, message: clash });
   });
   return problems;
+}
+
+/**
+ * Why a period clashes with the input's earlier periods or the stored ones: the same period
+ * listed again (naming the first), or one sharing a day with it; undefined when none does.
+ */
+function clashMessage(
+  period: ObligationPeriod,
+  earlier: readonly PeriodEntry[],
+  stored: readonly ObligationPeriod[],
+): string | undefined {
+  const duplicate = earlier.find((other) => samePeriod(other.period, period));
+  if (duplicate !== undefined) return `duplicate of ${duplicate.path}`;
+  const overlapping = earlier.find((other) => obligationsOverlap(other.period, period));
+  if (overlapping !== undefined) return `overlaps ${overlapping.path}`;
+  const clash = overlappingPeriod(period, stored);
+  if (clash === undefined) return undefined;
+  return `overlaps the stored ${describeObligation(clash)} of '${period.organizationId}' (end it first)`;
 }
