@@ -5,7 +5,9 @@ import { EXCEEDS_PUBLIC_DEPTH_BIT } from "../domain/quality.js";
  * its market and day: bidDepth200 against the cost to move the price 2 % down, askDepth200
  * against 2 % up, each allowed to exceed it by `tolerance` (a SQL expression: a share). A
  * report matches a market as eligibility does: by quote coin id when it names one, else by
- * quote symbol. No snapshot, or an absent side, raises nothing.
+ * quote symbol. No snapshot, or an absent side, raises nothing. A public depth counts as at most
+ * 1e300 USD: any finite one is accepted, and times the tolerance it could leave float8's
+ * range, an error in PostgreSQL (the submission's statement would fail).
  */
 /** The public_depth_days row `d` of report `alias`'s market and day (see exceedsPublicDepthSql). */
 export function publicDepthOf(alias: string): string {
@@ -16,8 +18,8 @@ export function publicDepthOf(alias: string): string {
 }
 
 export function exceedsPublicDepthSql(alias: string, tolerance: string): string {
-  return `coalesce((select case when ${alias}.bid_depth_200 > d.cost_to_move_down_usd * (1 + ${tolerance})
-      or ${alias}.ask_depth_200 > d.cost_to_move_up_usd * (1 + ${tolerance})
+  return `coalesce((select case when ${alias}.bid_depth_200 > least(d.cost_to_move_down_usd, 1e300) * (1 + ${tolerance})
+      or ${alias}.ask_depth_200 > least(d.cost_to_move_up_usd, 1e300) * (1 + ${tolerance})
       then ${EXCEEDS_PUBLIC_DEPTH_BIT} else 0 end
     from public_depth_days d where ${publicDepthOf(alias)}
     order by d.quote_symbol limit 1), 0)`;
@@ -29,8 +31,8 @@ export function exceedsPublicDepthSql(alias: string, tolerance: string): string 
  * list and again in the where clause would be run twice for every row that changes.
  */
 export function publicDepthBitJoin(alias: string, tolerance: string): string {
-  return `left join lateral (select case when ${alias}.bid_depth_200 > d.cost_to_move_down_usd * (1 + ${tolerance})
-      or ${alias}.ask_depth_200 > d.cost_to_move_up_usd * (1 + ${tolerance})
+  return `left join lateral (select case when ${alias}.bid_depth_200 > least(d.cost_to_move_down_usd, 1e300) * (1 + ${tolerance})
+      or ${alias}.ask_depth_200 > least(d.cost_to_move_up_usd, 1e300) * (1 + ${tolerance})
       then ${EXCEEDS_PUBLIC_DEPTH_BIT} else 0 end as bit
     from public_depth_days d where ${publicDepthOf(alias)}
     order by d.quote_symbol limit 1) x on true`;

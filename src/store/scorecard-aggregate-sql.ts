@@ -20,10 +20,15 @@ export function kpisOfMask(mask: number): { kpi: KpiName; i: number }[] {
 /**
  * A report's reported ±2 % depth ÷ public depth on one side (bid against the cost to move the
  * price 2 % down, ask against 2 % up), when its day has a public depth above 0 (none, or 0,
- * gives no share).
+ * gives no share). Only depths from 1e-150 to 1e150 USD are divided (a reported 0 is a share
+ * of 0): any finite depth is accepted, and a quotient out of float8's range is an error in
+ * PostgreSQL, not an infinity.
  */
 const share = (reported: string, side: string) =>
-  `case when d.${side} > 0 then r.${reported} / d.${side} end`;
+  `case when d.${side} > 0 then case when r.${reported} = 0 then 0::float8
+    when r.${reported} between ${SHARE_RANGE} and d.${side} between ${SHARE_RANGE}
+    then r.${reported} / d.${side} end end`;
+const SHARE_RANGE = "1e-150 and 1e150";
 
 /** The metrics a project compares market makers by (issue 14): their medians. */
 const MEDIAN_METRICS = ["bid_depth_200", "ask_depth_200", "bid_ask_spread"];
