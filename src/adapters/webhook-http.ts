@@ -106,7 +106,7 @@ function literalProblem(url: string, policy: TargetPolicy): string | null {
   return forbidden === null ? null : `refused: ${forbidden}`;
 }
 
-/** The first bytes of an answer, as one line; the rest is not read. */
+/** The first bytes of an answer; the rest is not read. */
 async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }) {
   let bytes = Buffer.alloc(0);
   try {
@@ -119,7 +119,8 @@ async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }) {
   } finally {
     body.destroy();
   }
-  return bytes.subarray(0, EXCERPT_BYTES).toString("utf8").replace(/\s+/g, " ").trim();
+  // Streaming: a character cut at the last byte is left out, not turned into U+FFFD.
+  return new TextDecoder().decode(bytes.subarray(0, EXCERPT_BYTES), { stream: true }).trim();
 }
 
 function describe(error: unknown, timeoutMs: number): string {
@@ -130,5 +131,19 @@ function describe(error: unknown, timeoutMs: number): string {
   return `${error.message}${cause}`;
 }
 
-const clip = (text: string) =>
-  text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+/**
+ * The log's text of a failed attempt: one line, at most MAX_ERROR_LENGTH characters. The
+ * receiver chooses the bytes: a control character (NUL above all, which PostgreSQL text
+ * refuses) or a lone surrogate becomes U+FFFD, and the cut never splits a surrogate pair.
+ */
+function clip(text: string): string {
+  const line = [
+    ...text
+      .replace(/\s+/g, " ")
+      .replace(/[\p{Cc}\p{Cs}]/gu, "\uFFFD")
+      .trim(),
+  ];
+  return line.length > MAX_ERROR_LENGTH
+    ? `${line.slice(0, MAX_ERROR_LENGTH - 1).join("")}…`
+    : line.join("");
+}

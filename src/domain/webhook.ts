@@ -27,6 +27,9 @@ export function webhookBody(type: string, occurredAt: Date, dataJson: string): s
 /** Default WEBHOOK_RETRY_SCHEDULE: the delays (seconds) before the 2nd, 3rd, … attempt. */
 export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
+/** Why a pending delivery of an endpoint that was disabled fails. */
+export const DISABLED_NOT_SENT = "not sent: the webhook was disabled";
+
 /** An endpoint whose every delivery failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
 

@@ -6,6 +6,7 @@ import {
 import {
   type AttemptOutcome,
   DISABLE_AFTER_FAILING_MS,
+  DISABLED_NOT_SENT,
   nextAttemptAt,
   signWebhook,
   succeeded,
@@ -175,19 +176,20 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
   );
   for (const { delivery, outcome, at } of ordered) {
     const ok = succeeded(outcome);
+    const last = ok || delivery.finalAttempt;
     const recorded = await stores.webhookDeliveries.record({
       id: delivery.id,
       attemptsBefore: delivery.attempts,
       at,
       ...outcome,
       succeeded: ok,
-      nextAttemptAt: ok ? null : nextAttemptAt(options.retrySchedule, delivery.attempts + 1, at),
+      nextAttemptAt: last ? null : nextAttemptAt(options.retrySchedule, delivery.attempts + 1, at),
       disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
     });
     if (recorded?.disabled)
       await stores.webhooks.failPending(
         recorded.webhookId,
-        "not sent: the webhook was disabled after failing for 5 days",
+        `${DISABLED_NOT_SENT} after failing for 5 days`,
       );
   }
 }

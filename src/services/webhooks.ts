@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type TargetPolicy, targetProblem } from "../adapters/webhook-http.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
-import { generateWebhookSecret } from "../domain/webhook.js";
+import { DISABLED_NOT_SENT, generateWebhookSecret } from "../domain/webhook.js";
 import { parseOrRefuse } from "../schemas/problems.js";
 import { type DeliveriesQuery, newWebhookSchema, webhookPatchSchema } from "../schemas/webhook.js";
 import type { Stores } from "../store/stores.js";
@@ -74,10 +74,15 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
       await requireWebhook(organizationId, id);
       const patch = parseOrRefuse(webhookPatchSchema, body);
       if (patch.url !== undefined) await checkUrl(patch.url);
-      const updated = await webhooks.update(organizationId, id, patch, now());
+      const updated = await stores.transaction(async (tx) => {
+        // An event recorded while the endpoint was being disabled may have left a delivery
+        // pending: enabling it again must not send that.
+        if (patch.disabled === false) await tx.webhooks.failPending(id, DISABLED_NOT_SENT);
+        const row = await tx.webhooks.update(organizationId, id, patch, now());
+        if (patch.disabled === true) await tx.webhooks.failPending(id, DISABLED_NOT_SENT);
+        return row;
+      });
       if (updated === undefined) throw notFound();
-      if (patch.disabled === true)
-        await webhooks.failPending(id, "not sent: the webhook was disabled");
       return updated;
     },
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { DISABLED_NOT_SENT } from "../domain/webhook.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 import { endpointHears } from "./webhook-event-store.js";
@@ -15,6 +16,8 @@ export type ClaimedDelivery = {
   occurredAt: Date;
   /** The event's data as stored (the same text on every attempt). */
   dataJson: string;
+  /** A failed delivery retried by hand: this attempt is its last, whatever it comes to. */
+  finalAttempt: boolean;
 };
 
 /** An attempt's result to record. */
@@ -32,18 +35,8 @@ export type AttemptRecord = {
   disableIfFailingSince: Date;
 };
 
-type ClaimedRow = {
-  id: string;
-  webhook_id: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  type: string;
-  occurred_at: Date;
-  data: string;
-};
-
 const OUT_OF_SCOPE = "not sent: the endpoint's organization may no longer read this event";
+const UNSTORABLE_ERROR = "the attempt failed; its error text could not be stored";
 
 /** Claims of every process are made one at a time (pg_try_advisory_xact_lock). */
 const CLAIM_LOCK_ID = 727_016;
@@ -52,13 +45,14 @@ const CLAIM_LOCK_ID = 727_016;
 export function createWebhookDeliveryStore(db: Kysely<Tables>) {
   return {
     /**
-     * Takes up to `limit` due deliveries of enabled endpoints, oldest due first, for one
-     * attempt each, moving them out of reach of every process until `leaseUntil`; an endpoint
-     * gets at most `perEndpoint` attempts in flight, counted over every process (the
-     * deliveries whose lease has not ended). Run inside a transaction: claims of all processes
-     * take turns on an advisory lock, so that each counts the others' committed claims; none
-     * (another process is claiming): nothing is taken now. SKIP LOCKED, and the re-check of
-     * the due time on the locked row: two processes never take one delivery.
+     * Takes up to `limit` due deliveries, oldest due first, for one attempt each (one of a
+     * disabled endpoint or out of its scope fails instead), moving them out of reach of every
+     * process until `leaseUntil`; an endpoint gets at most `perEndpoint` attempts in flight,
+     * counted over every process (the deliveries whose lease has not ended). Run inside a
+     * transaction: claims of all processes take turns on an advisory lock, so that each counts
+     * the others' committed claims; none (another process is claiming): nothing is taken now.
+     * SKIP LOCKED, and the re-check of the due time on the locked row: two processes never
+     * take one delivery.
      */
     async claim(
       now: Date,
@@ -76,10 +70,10 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       if (ids.length < limit && inTimeOrder.seen === windowFor(limit))
         ids = [...ids, ...(await pickPerEndpoint(db, now, limit - ids.length, perEndpoint, ids))];
       if (ids.length === 0) return [];
-      const result = await sql<ClaimedRow>`
+      const result = await sql<ClaimedDelivery>`
         with due as (
-          select d.id, ${endpointHears} as in_scope from webhook_deliveries d
-          join webhooks w on w.id = d.webhook_id and not w.disabled
+          select d.id, w.disabled, not w.disabled and ${endpointHears} as in_scope
+          from webhook_deliveries d join webhooks w on w.id = d.webhook_id
           join webhook_events e on e.id = d.event_id
           join organizations o on o.id = w.organization_id
           where d.id = any(${textArrayLiteral(ids)}::uuid[])
@@ -87,7 +81,7 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
           for update of d skip locked
         ),
         ${take(leaseUntil)}`.execute(db);
-      return result.rows.map(claimedDelivery);
+      return result.rows.map((r) => ({ ...r, occurredAt: new Date(r.occurredAt) }));
     },
 
     /**
@@ -96,30 +90,43 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
      * disabled it (nothing when the delivery was deleted or retried meanwhile).
      */
     async record(a: AttemptRecord): Promise<{ webhookId: string; disabled: boolean } | null> {
-      const status = a.succeeded ? "succeeded" : a.nextAttemptAt === null ? "failed" : "pending";
-      const result = await sql<{ id: string; disabled: boolean }>`
-        with attempt as (
-          update webhook_deliveries
-          set status = ${status}, attempts = attempts + 1, last_attempt_at = ${a.at},
-            last_status_code = ${a.statusCode}, last_error = ${a.error},
-            next_attempt_at = ${a.nextAttemptAt}, claimed_until = null
-          where id = ${a.id} and status = 'pending' and attempts = ${a.attemptsBefore}
-          returning webhook_id
-        )
-        update webhooks w
-        set failing_since = case when ${a.succeeded}::boolean then null
-              else coalesce(w.failing_since, ${a.at}::timestamptz) end,
-            disabled = w.disabled or (not ${a.succeeded}::boolean
-              and coalesce(w.failing_since, ${a.at}::timestamptz)
-                <= ${a.disableIfFailingSince}::timestamptz)
-        from attempt
-        where w.id = attempt.webhook_id
-        returning w.id, (w.disabled and not (select disabled from webhooks
-          where id = w.id)) as disabled`.execute(db);
-      const row = result.rows[0];
-      return row === undefined ? null : { webhookId: row.id, disabled: row.disabled };
+      if (a.error === null || !db.isTransaction) return recordAttempt(db, a);
+      // The receiver wrote part of the error text: were it refused, the turn's transaction,
+      // and so every endpoint's claims, would fail on every turn. It is recorded without it.
+      await sql`savepoint webhook_attempt`.execute(db);
+      try {
+        return await recordAttempt(db, a);
+      } catch {
+        await sql`rollback to savepoint webhook_attempt`.execute(db);
+        return recordAttempt(db, { ...a, error: UNSTORABLE_ERROR });
+      }
     },
   };
+}
+
+async function recordAttempt(db: Kysely<Tables>, a: AttemptRecord) {
+  const status = a.succeeded ? "succeeded" : a.nextAttemptAt === null ? "failed" : "pending";
+  const result = await sql<{ id: string; disabled: boolean }>`
+    with attempt as (
+      update webhook_deliveries
+      set status = ${status}, attempts = attempts + 1, last_attempt_at = ${a.at},
+        last_status_code = ${a.statusCode}, last_error = ${a.error},
+        next_attempt_at = ${a.nextAttemptAt}, claimed_until = null, final_attempt = false
+      where id = ${a.id} and status = 'pending' and attempts = ${a.attemptsBefore}
+      returning webhook_id
+    )
+    update webhooks w
+    set failing_since = case when ${a.succeeded}::boolean then null
+          else coalesce(w.failing_since, ${a.at}::timestamptz) end,
+        disabled = w.disabled or (not ${a.succeeded}::boolean
+          and coalesce(w.failing_since, ${a.at}::timestamptz)
+            <= ${a.disableIfFailingSince}::timestamptz)
+    from attempt
+    where w.id = attempt.webhook_id
+    returning w.id, (w.disabled and not (select disabled from webhooks
+      where id = w.id)) as disabled`.execute(db);
+  const row = result.rows[0];
+  return row === undefined ? null : { webhookId: row.id, disabled: row.disabled };
 }
 
 /** How many of the oldest due deliveries a claim of `limit` looks at first. */
@@ -199,33 +206,24 @@ async function pickPerEndpoint(
 
 /**
  * The claim's last step, over `due` (locked deliveries and whether their endpoint may still
- * hear of the event): a delivery whose endpoint may no longer hear of its event fails instead
- * of being sent; the others are leased until their next due time.
+ * hear of the event): a delivery whose endpoint may no longer hear of its event, or was
+ * disabled (an event recorded while it was being disabled), fails instead of being sent; the
+ * others are leased until their next due time.
  */
 const take = (leaseUntil: Date) => sql`taken as (
   update webhook_deliveries d
   set next_attempt_at = case when due.in_scope then ${leaseUntil}::timestamptz end,
     claimed_until = case when due.in_scope then ${leaseUntil}::timestamptz end,
     status = case when due.in_scope then 'pending' else 'failed' end,
-    last_error = case when due.in_scope then d.last_error else ${OUT_OF_SCOPE} end
+    last_error = case when due.in_scope then d.last_error
+      when due.disabled then ${DISABLED_NOT_SENT} else ${OUT_OF_SCOPE} end
   from due, webhooks w, webhook_events e
-  where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id and not w.disabled
-  returning d.id, d.webhook_id, d.attempts, w.url, w.secret, e.type, e.occurred_at,
-    e.data::text as data, due.in_scope
+  where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
+  returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret, e.type,
+    e.occurred_at as "occurredAt", e.data::text as "dataJson", d.final_attempt as "finalAttempt",
+    due.in_scope
 )
-select * from taken where in_scope`;
-
-function claimedDelivery(r: ClaimedRow): ClaimedDelivery {
-  return {
-    id: r.id,
-    webhookId: r.webhook_id,
-    attempts: r.attempts,
-    url: r.url,
-    secret: r.secret,
-    type: r.type,
-    occurredAt: new Date(r.occurred_at),
-    dataJson: r.data,
-  };
-}
+select id, "webhookId", attempts, url, secret, type, "occurredAt", "dataJson", "finalAttempt"
+from taken where in_scope`;
 
 export type WebhookDeliveryStore = ReturnType<typeof createWebhookDeliveryStore>;

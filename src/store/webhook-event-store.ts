@@ -60,6 +60,8 @@ export function createWebhookEventStore(db: Kysely<Tables>) {
             or w.events @> array[e.type] or w.events @> array['*'])
           join organizations o on o.id = w.organization_id
           where ${endpointHears}
+          -- Waits for an endpoint being disabled, then sees it disabled (webhook-store update).
+          for key share of w
           returning 1
         )
         select (select count(*) from new_events)::int as recorded`.execute(db);

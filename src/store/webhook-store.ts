@@ -117,6 +117,12 @@ export function createWebhookStore(db: Kysely<Tables>) {
       patch: { url?: string; events?: string[]; description?: string | null; disabled?: boolean },
       now: Date,
     ): Promise<StoredWebhook | undefined> {
+      // A lock that waits for the transactions queueing deliveries for this endpoint (they hold
+      // a key-share lock on it): run in one transaction with failPending, which then fails
+      // theirs too; those that start later wait for it and see the endpoint disabled.
+      if (patch.disabled === true)
+        await sql`select 1 from webhooks where id = ${id} and organization_id = ${organizationId}
+          for update`.execute(db);
       const row = await db
         .updateTable("webhooks")
         .set({
@@ -190,27 +196,30 @@ export function createWebhookStore(db: Kysely<Tables>) {
     hasDelivery,
 
     /**
-     * Makes a delivery of the endpoint due now (one more attempt): "queued", or "in_progress"
-     * while an attempt of it is being made, or "not_found".
+     * Makes a delivery of the endpoint due now (one more attempt; a failed one's last, a
+     * pending one's keeps its schedule): "queued", or "in_progress" while an attempt of it is
+     * being made, or "not_found".
      */
     async retry(webhookId: string, deliveryId: string, now: Date) {
-      const result = await db
-        .updateTable("webhook_deliveries")
-        .set({ status: "pending", next_attempt_at: now })
-        .where("webhook_id", "=", webhookId)
-        .where("id", "=", deliveryId)
-        .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<=", now)]))
-        .executeTakeFirst();
-      if (result.numUpdatedRows > 0n) return "queued";
+      const result = await sql`
+        update webhook_deliveries
+        set status = 'pending', next_attempt_at = ${now},
+          final_attempt = final_attempt or status = 'failed'
+        where webhook_id = ${webhookId} and id = ${deliveryId}
+          and (claimed_until is null or claimed_until <= ${now})
+        returning id`.execute(db);
+      if (result.rows.length > 0) return "queued";
       return (await hasDelivery(webhookId, deliveryId)) ? "in_progress" : "not_found";
     },
 
-    /** Fails the endpoint's pending deliveries (it was disabled), saying why. */
+    /** Fails the pending deliveries of the endpoint if it is disabled, saying why. */
     async failPending(webhookId: string, reason: string): Promise<void> {
       await sql`
-        update webhook_deliveries set status = 'failed', next_attempt_at = null,
+        update webhook_deliveries d set status = 'failed', next_attempt_at = null,
           last_error = ${reason}
-        where webhook_id = ${webhookId} and status = 'pending'`.execute(db);
+        from webhooks w
+        where d.webhook_id = ${webhookId} and d.status = 'pending'
+          and w.id = d.webhook_id and w.disabled`.execute(db);
     },
   };
 }
