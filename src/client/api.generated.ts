@@ -803,7 +803,7 @@ export interface components {
             month: string;
             /**
              * Format: int64
-             * @description Submissions received in the month (dry runs not counted)
+             * @description Submissions received in the month (dry runs and 409s of a batch in progress not counted)
              */
             submissions: number;
             /**

@@ -51,7 +51,9 @@ export const reportCardSchema = z
   .object({
     organizationId: storedText(MAX_ID_LENGTH),
     month: storedText(MONTH_LENGTH).meta({ description: "YYYY-MM" }),
-    submissions: count("Submissions received in the month (dry runs not counted)"),
+    submissions: count(
+      "Submissions received in the month (dry runs and 409s of a batch in progress not counted)",
+    ),
     rejectedSubmissions: count("Of them, rejected"),
     recordsAccepted: count("Records of the accepted submissions"),
     recordsRejected: count("Records of the rejected submissions (a batch is refused whole)"),

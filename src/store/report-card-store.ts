@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { deadlineOf } from "../domain/obligation.js";
+import type { ProblemCode } from "../domain/problem-codes.js";
 import type { Tables } from "./tables.js";
 
 /** One organization's submissions of a period (dry runs are tests: not counted). */
@@ -17,6 +18,12 @@ export type CorrectionFigures = {
   reports: number;
   correctionsAfterDeadline: number;
 };
+
+/**
+ * A 409 answering a retry of a batch that a request with the same Idempotency-Key is storing:
+ * logged (CONTRACT 5), but no verdict on the batch, so no submission of the report card.
+ */
+const RETRY_IN_PROGRESS: ProblemCode = "idempotency_key_in_progress";
 
 /** The report card's figures, for every organization at once (the peers' medians need them). */
 export function createReportCardStore(db: Kysely<Tables>) {
@@ -37,6 +44,8 @@ export function createReportCardStore(db: Kysely<Tables>) {
         from submissions s join organizations o on o.id = s.organization_id
         where not s.dry_run and s.submitted_at >= ${from} and s.submitted_at < ${before}
           and o.kind = 'market_maker'
+          and not exists (select 1 from submission_problem_counts c
+            where c.submission_id = s.id and c.code = ${RETRY_IN_PROGRESS})
         group by s.organization_id`.execute(db);
       return result.rows;
     },
@@ -48,6 +57,7 @@ export function createReportCardStore(db: Kysely<Tables>) {
         from submissions s join submission_problem_counts c on c.submission_id = s.id
         where s.organization_id = ${organizationId} and not s.dry_run
           and s.submitted_at >= ${from} and s.submitted_at < ${before}
+          and c.code <> ${RETRY_IN_PROGRESS}
         group by c.code, c.field order by c.code, c.field`.execute(db);
       return result.rows;
     },
