@@ -4,6 +4,7 @@
  * quoteCoinId is eligible must not depend on the order the markets were loaded in.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { loadFixture } from "../src/services/fixtures.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { baseFixture, v2Record } from "./helpers/fixture.js";
 import { listedOn, submitOk } from "./helpers/submission.js";
@@ -26,6 +27,7 @@ afterEach(async () => {
   t = undefined;
 });
 
+/** A report by quoteCoinId on kraken, with `markets` loaded in that order: its eligibility. */
 async function eligibilityWith(markets: (typeof EARLY)[]) {
   const fixture = baseFixture();
   fixture.markets.push(...markets);
@@ -38,7 +40,11 @@ async function eligibilityWith(markets: (typeof EARLY)[]) {
       quoteCoinId: "tether",
     }),
   ]);
-  const item = await listedOn(t, "2024-06-01", { exchangeId: "kraken" });
+  return listedEligibility();
+}
+
+async function listedEligibility() {
+  const item = await listedOn(t as TestApp, "2024-06-01", { exchangeId: "kraken" });
   return [item.eligibilityStatus, item.eligibilityReason];
 }
 
@@ -53,32 +59,13 @@ describe("eligibility of a report whose quote coin has two markets on the exchan
 
 describe("the same report after market data moves the pair's collection start EARLIER", () => {
   it("stays eligible (it turned ineligible: the updated row was read second)", async () => {
-    const fixture = baseFixture();
-    fixture.markets.push(EARLY, LATE);
-    t = await startTestApp({ fixture, now: () => new Date(`${TODAY}T12:00:00Z`) });
-    await submitOk(t, 2, [
-      v2Record({
-        date: "2024-06-01",
-        exchangeId: "kraken",
-        baseCoinId: "uniswap",
-        quoteCoinId: "tether",
-      }),
-    ]);
-    const before = await listedOn(t, "2024-06-01", { exchangeId: "kraken" });
-    expect(before.eligibilityStatus).toBe("eligible");
+    expect(await eligibilityWith([EARLY, LATE])).toEqual(["eligible", null]);
     // Market data says collection of the USDT ticker began even earlier than thought.
-    const { loadFixture } = await import("../src/services/fixtures.js");
     await loadFixture(
-      t.database.stores,
-      {
-        coins: [],
-        exchanges: [],
-        organizations: [],
-        markets: [{ ...EARLY, collectedSince: "2023-12-31" }],
-      },
+      (t as TestApp).database.stores,
+      { markets: [{ ...EARLY, collectedSince: "2023-12-31" }] },
       new Date(`${TODAY}T12:00:00Z`),
     );
-    const after = await listedOn(t, "2024-06-01", { exchangeId: "kraken" });
-    expect([after.eligibilityStatus, after.eligibilityReason]).toEqual(["eligible", null]);
+    expect(await listedEligibility()).toEqual(["eligible", null]);
   });
 });
