@@ -96,7 +96,8 @@ async function marketReports(
 ): Promise<ReportCsvItem[]> {
   const chunks: ReportCsvItem[][] = [];
   const query = { ...market, ...range, include: "quality" as const };
-  for await (const chunk of exportReports(deps, caller, query)) {
+  // The coin's engagement may have ended: the page is still the maker's (engagedMakerName).
+  for await (const chunk of exportReports(deps, caller, query, true)) {
     chunks.push(chunk);
   }
   // The listing runs newest first; charts run left to right.
@@ -116,7 +117,7 @@ const namesMarket = (period: StoredObligation, market: MarketKey) =>
  * page (a made-up or mistyped address), as a coin or market maker outside the scope is not.
  */
 async function assertMarketReported(deps: ListDeps, caller: Caller, market: MarketKey) {
-  const chunks = exportReports(deps, caller, { ...market });
+  const chunks = exportReports(deps, caller, { ...market }, true);
   const first = await chunks.next();
   await chunks.return(undefined);
   if (first.done || first.value.length === 0) throw new NotFoundError("Market not found");

@@ -57,6 +57,11 @@ export async function* exportReports(
   deps: ListDeps,
   caller: Caller,
   query: ListQuery & MarketFilter,
+  /**
+   * A market maker's reports of `query.baseCoinId` whether or not it is engaged for the coin
+   * today: for a page that has checked it was engaged for it (its scorecards count them).
+   */
+  ownCoin = false,
 ): AsyncGenerator<ReportCsvItem[]> {
   const scope = readScope(caller);
   if (scope.kind !== "organization") {
@@ -64,6 +69,7 @@ export async function* exportReports(
     return;
   }
   const filter = await filterFor(deps, caller, query);
+  if (ownCoin && query.baseCoinId !== undefined) filter.baseCoinIds = [query.baseCoinId];
   if (query.page !== undefined) {
     const items = await pageItems(deps, filter, query);
     yield items.map((item) => csvItemOf<ReportCsvItem>(item, query));
