@@ -7,6 +7,7 @@ import {
   type V2Record,
 } from "../../client/index.js";
 import { retryAfterMs, retrying } from "../../retry.js";
+import { batchJson } from "./batch-json.js";
 import { batchRetryDelays } from "./retry-delays.js";
 import {
   BATCH_LIMITS,
@@ -111,7 +112,11 @@ async function send(
     "idempotency-key": batchIdempotencyKey(options, records),
     ...(options.dryRun ? { "x-dry-run": "true" as const } : {}),
   };
-  const init = { params: { header }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) };
+  const init = {
+    params: { header },
+    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+    bodySerializer: batchJson,
+  };
   try {
     const { data, error, response } =
       options.version === "v1"
