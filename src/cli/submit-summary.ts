@@ -21,6 +21,9 @@ export function humanSummary(result: SubmitResult, source: RecordSource, mode: M
   if (result.rejectedBatches > 0) {
     head += ` (records of rejected batches not stored: ${result.notStored})`;
   }
+  if (result.unlistedProblems > 0) {
+    head += `, ${result.unlistedProblems} more problems not listed by the service (records not named; fix the ones listed and send again)`;
+  }
   const failed = result.failedBatches;
   if (failed.length > 0) {
     const records = failed.reduce((sum, batch) => sum + batch.size, 0);
@@ -72,6 +75,7 @@ export function jsonSummary(
     rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
     rejectedBatches: result.rejectedBatches,
     notStored: result.notStored,
+    unlistedProblems: result.unlistedProblems,
     replayedBatches: result.replayedBatches,
     rejected: result.rejected.map((rejection) => ({
       ...rejection,

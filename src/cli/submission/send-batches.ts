@@ -17,6 +17,8 @@ import {
   type SubmitResult,
 } from "./submission-types.js";
 
+const UNLISTED = /^… and (\d+) more problems$/;
+
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
 const UNEXPECTED_BODY = "unexpected response body from the service";
@@ -59,6 +61,7 @@ export async function submitBatches(options: SubmitBatchesOptions): Promise<Subm
     rejected: [],
     rejectedBatches: 0,
     notStored: 0,
+    unlistedProblems: 0,
     failedBatches: [],
     replayedBatches: 0,
   };
@@ -166,7 +169,14 @@ function applyAttempt(
   const problems = status === 400 ? problemBodySchema.safeParse(body) : undefined;
   if (!problems?.success) return failed(describeFailure(attempt), status);
 
-  const mapped = problems.data.message.map((problem) => toRejection(problem, batch));
+  // Past MAX_PROBLEMS_PER_RESPONSE the answer ends with `… and N more problems`: of records
+  // the batch holds, not of the batch as a whole.
+  const listed = problems.data.message.filter((problem) => {
+    const unlisted = problem.path === undefined ? UNLISTED.exec(problem.message) : null;
+    if (unlisted) result.unlistedProblems += Number(unlisted[1]);
+    return !unlisted;
+  });
+  const mapped = listed.map((problem) => toRejection(problem, batch));
   const rejections = mapped.filter((entry): entry is Rejection => "index" in entry);
   const batchProblems = mapped.filter((entry) => !("index" in entry)).map((entry) => entry.message);
   if (batchProblems.length > 0 || rejections.length === 0) {

@@ -79,6 +79,11 @@ export type SubmitResult = {
   rejectedBatches: number;
   /** Records of rejected batches that had no problem of their own yet were not stored. */
   notStored: number;
+  /**
+   * Problems the service did not list (it lists MAX_PROBLEMS_PER_RESPONSE a batch): their
+   * records are counted in `notStored`, not named.
+   */
+  unlistedProblems: number;
   failedBatches: FailedBatch[];
   /** Accepted batches answered from an identical earlier request (counted as first answered). */
   replayedBatches: number;
