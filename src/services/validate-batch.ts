@@ -1,15 +1,27 @@
 import { z as zod } from "zod";
 import { eligibilityReasonOf, type MarketPair, matchMarket } from "../domain/eligibility.js";
 import { type Problem, ValidationError } from "../domain/errors.js";
-import type { ReferenceData } from "../domain/reference-data.js";
+import type { Exchange, ReferenceData } from "../domain/reference-data.js";
 import {
+  type InstrumentType,
+  quoteKeyOf,
   type Report,
   recordKeyString,
   type SchemaVersion,
   V1_METRICS,
   withoutNegativeZeros,
 } from "../domain/report.js";
-import { duplicateProblem } from "../domain/report-rules.js";
+import {
+  dateProblem,
+  duplicateProblem,
+  knownBaseCoin,
+  knownExchange,
+  knownQuoteCoin,
+  MISSING_QUOTE,
+  routedExchange,
+  storedSymbolProblem,
+} from "../domain/report-rules.js";
+import { v1InstrumentType } from "../domain/routing.js";
 import { fastParser } from "../schemas/fast-parse.js";
 import { codedProblemsOf, problemCodeOf } from "../schemas/problems.js";
 import {
@@ -21,14 +33,8 @@ import {
   v1RecordSchema,
   v2RecordSchema,
 } from "../schemas/report.js";
+import { MAX_ID_LENGTH } from "../schemas/text.js";
 import { zod3Messages } from "../schemas/zod-messages.js";
-import {
-  type FieldProblem,
-  IDENTITY_FIELDS,
-  ruleProblems,
-  type Stored,
-  storedKeyOf,
-} from "./record-rules.js";
 
 const bodyShape = {
   1: submissionBodySchema(zod.unknown(), MAX_V1_BATCH),
@@ -42,6 +48,8 @@ const fieldOrder = {
   1: Object.keys(v1RecordSchema.shape),
   2: Object.keys(v2RecordSchema.shape),
 };
+
+type FieldProblem = Omit<Problem, "path"> & { field: string | undefined };
 
 /** Stands for a field that failed its shape check, in the rules run on the rest. */
 const MALFORMED = Symbol("malformed");
@@ -73,14 +81,16 @@ export function validateBatch(
           code: p.code,
         });
       }
+      return;
     }
-    // A record with a bad metric still has a key: a later record with it is a duplicate
-    // (said at once, not after the metric is fixed), and names the first record with it.
-    const key = "report" in outcome ? recordKeyString(outcome.report) : outcome.key;
-    const first = key === undefined ? undefined : firstIndexOfKey.get(key);
-    if (first !== undefined) problems.push({ path: `data.${index}`, ...duplicateProblem(first) });
-    else if (key !== undefined) firstIndexOfKey.set(key, index);
-    if ("report" in outcome && first === undefined) reports.push(outcome.report);
+    const key = recordKeyString(outcome.report);
+    const first = firstIndexOfKey.get(key);
+    if (first !== undefined) {
+      problems.push({ path: `data.${index}`, ...duplicateProblem(first) });
+      return;
+    }
+    firstIndexOfKey.set(key, index);
+    reports.push(outcome.report);
   });
   if (problems.length > 0) throw new ValidationError(problems);
   return reports;
@@ -97,7 +107,7 @@ function validateRecord(
   raw: unknown,
   ref: ReferenceData,
   today: string,
-): { report: Report } | { problems: FieldProblem[]; key?: string } {
+): { report: Report } | { problems: FieldProblem[] } {
   const valid = fastRecord[version](raw);
   if (valid !== undefined) return checkRules(version, valid, raw, ref, today);
   const parsed = recordSchemas[version].safeParse(raw, zod3Messages);
@@ -115,18 +125,11 @@ function validateRecord(
     // A malformed field is present, just not usable: it must not count as missing (a
     // quoteCoinSymbol of the wrong type is not "neither quote field").
     const valid = (field: string) => (bad.has(field) ? MALFORMED : Reflect.get(raw, field));
-    const partial = ruleProblems(version, valid, ref, today);
-    problems.push(...partial.problems.filter((p) => !bad.has(p.field)));
-    const order = fieldOrder[version];
-    problems.sort((a, b) => order.indexOf(a.field ?? "") - order.indexOf(b.field ?? ""));
-    const identified =
-      partial.problems.length === 0 &&
-      !bad.has(undefined) &&
-      IDENTITY_FIELDS.every((field) => !bad.has(field));
-    if (!identified || partial.stored === undefined) return { problems };
-    const key = storedKeyOf(raw as V1Record, partial.stored);
-    return { problems, key: recordKeyString(key) };
+    const partial = ruleProblems(version, valid, ref, today).problems;
+    problems.push(...partial.filter((p) => !bad.has(p.field)));
   }
+  const order = fieldOrder[version];
+  problems.sort((a, b) => order.indexOf(a.field ?? "") - order.indexOf(b.field ?? ""));
   return { problems };
 }
 
@@ -149,26 +152,84 @@ function checkRules(
   return { report };
 }
 
+type Stored = { exchange: Exchange; instrumentType: InstrumentType };
+
+/** The domain rules on whichever fields passed the shape check (`value` is MALFORMED else). */
+function ruleProblems(
+  version: SchemaVersion,
+  value: (field: string) => unknown,
+  ref: ReferenceData,
+  today: string,
+): { problems: FieldProblem[]; stored?: Stored } {
+  const problems: FieldProblem[] = [];
+  const add = (field: string, problem: Problem | undefined) => {
+    if (problem !== undefined)
+      problems.push({ field, message: problem.message, code: problem.code });
+  };
+  const date = value("date");
+  if (typeof date === "string") add("date", dateProblem(date, today));
+
+  let exchange: Exchange | undefined;
+  const exchangeId = value("exchangeId");
+  if (typeof exchangeId === "string") {
+    const found = knownExchange(ref, exchangeId);
+    if ("message" in found) add("exchangeId", found);
+    else exchange = found;
+  }
+  const baseCoinId = value("baseCoinId");
+  if (typeof baseCoinId === "string") {
+    const found = knownBaseCoin(ref, baseCoinId);
+    if ("message" in found) add("baseCoinId", found);
+  }
+  const quoteCoinId = value("quoteCoinId");
+  const quoteCoinSymbol = value("quoteCoinSymbol");
+  if (typeof quoteCoinId === "string") {
+    const found = knownQuoteCoin(ref, quoteCoinId);
+    if ("message" in found) add("quoteCoinId", found);
+  } else if (quoteCoinId == null && quoteCoinSymbol == null) {
+    add("quoteCoinId", MISSING_QUOTE);
+  }
+  if (typeof quoteCoinSymbol === "string")
+    add("quoteCoinSymbol", storedSymbolProblem(quoteCoinSymbol, MAX_ID_LENGTH));
+
+  if (exchange === undefined) return { problems };
+  const requested = version === 2 ? value("instrumentType") : v1InstrumentType(exchange);
+  if (requested !== "spot" && requested !== "perp") return { problems };
+  const routed = routedExchange(exchange, requested, ref);
+  if ("message" in routed) {
+    add(version === 2 ? "instrumentType" : "exchangeId", routed);
+    return { problems };
+  }
+  return { problems, stored: { exchange: routed, instrumentType: requested } };
+}
+
 function buildReport(
   version: SchemaVersion,
   record: V1Record | V2Record,
   stored: Stored,
   ref: ReferenceData,
 ): Report {
-  const key = storedKeyOf(record, stored);
+  const quoteCoinId = record.quoteCoinId ?? null;
+  const quoteCoinSymbol = record.quoteCoinSymbol?.toUpperCase() ?? null;
   const pair: MarketPair = {
-    exchangeId: key.exchangeId,
-    baseCoinId: key.baseCoinId,
-    instrumentType: key.instrumentType,
-    quoteCoinId: key.quoteCoinId,
-    quoteSymbol: key.quoteCoinSymbol ?? "",
+    exchangeId: stored.exchange.id,
+    baseCoinId: record.baseCoinId,
+    instrumentType: stored.instrumentType,
+    quoteCoinId,
+    quoteSymbol: quoteCoinSymbol ?? "",
   };
   const v2 = "type" in record ? record : undefined;
   // The parsed record holds every metric it has (besides its identity fields, which nothing
   // reads through `metrics`): no per-record copy, unless a metric is -0 (stored as 0).
   const metrics: Report["metrics"] = withoutNegativeZeros(record);
   return {
-    ...key,
+    date: record.date,
+    exchangeId: stored.exchange.id,
+    baseCoinId: record.baseCoinId,
+    quoteKey: quoteKeyOf(quoteCoinId, quoteCoinSymbol),
+    instrumentType: stored.instrumentType,
+    quoteCoinId,
+    quoteCoinSymbol,
     type: v2?.type ?? null,
     schemaVersion: version,
     metrics,
