@@ -69,6 +69,11 @@ export type DatabaseConfig =
       dataDir: string | undefined;
       /** PGLITE_SETTINGS: `name=value` PostgreSQL settings applied after the service's own. */
       settings?: string[];
+      /**
+       * An in-memory database's starting files (PGlite's `dumpDataDir`) instead of a new,
+       * empty cluster: the tests start every database from one migrated copy.
+       */
+      template?: Blob;
     };
 
 export type HttpConfig = {

@@ -42,15 +42,20 @@ const parsers = {
 const EMBEDDED_SETTINGS = ["shared_buffers=16MB"];
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  return config.kind === "postgres"
-    ? openPostgres(config)
-    : openPGlite(config.dataDir, [...EMBEDDED_SETTINGS, ...(config.settings ?? [])]);
+  return config.kind === "postgres" ? openPostgres(config) : openPGlite(config);
 }
 
-async function openPGlite(dataDir: string | undefined, settings: string[]): Promise<Database> {
+async function openPGlite({
+  dataDir,
+  settings = [],
+  template,
+}: Extract<DatabaseConfig, { kind: "pglite" }>): Promise<Database> {
   if (dataDir !== undefined) prepareDataDir(dataDir);
   // Later `-c` win, so PGLITE_SETTINGS override the defaults.
-  const startParams = [...PGlite.defaultStartParams, ...settings.flatMap((s) => ["-c", s])];
+  const startParams = [
+    ...PGlite.defaultStartParams,
+    ...[...EMBEDDED_SETTINGS, ...settings].flatMap((s) => ["-c", s]),
+  ];
   // PGlite's own error says only "failed to initialize"; PostgreSQL's FATAL line says why
   // (an unknown or invalid PGLITE_SETTINGS entry, for one).
   let fatal: string | undefined;
@@ -58,11 +63,10 @@ async function openPGlite(dataDir: string | undefined, settings: string[]): Prom
     if (text.includes("FATAL:")) fatal = text.slice(text.indexOf("FATAL:") + 6).trim();
     return false;
   };
-  const pglite = await PGlite.create(dataDir, { parsers, startParams, onStderr }).catch(
-    (error: unknown) => {
-      throw fatal === undefined ? error : new Error(fatal, { cause: error });
-    },
-  );
+  const options = { parsers, startParams, onStderr, loadDataDir: template };
+  const pglite = await PGlite.create(dataDir, options).catch((error: unknown) => {
+    throw fatal === undefined ? error : new Error(fatal, { cause: error });
+  });
   const dialect = new PGliteDialect(pglite);
   const db = new Kysely<Tables>({ dialect });
   return {

@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../../src/config.js";
 import { type Database, openDatabase } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrate.js";
+import { PGliteDialect } from "../../src/store/pglite-dialect.js";
 import { createStores, type Stores } from "../../src/store/stores.js";
+import type { Tables } from "../../src/store/tables.js";
 
 /**
  * The database the suite runs on: in-memory PGlite by default; with TEST_DATABASE_URL set,
@@ -23,8 +27,8 @@ export async function freshDatabase(
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (adminUrl === undefined) {
     const config: DatabaseConfig = { kind: "pglite", dataDir: undefined };
-    const database = await openDatabase(config);
-    if (migrated) await migrate(database.db);
+    const template = migrated ? await migratedTemplate() : undefined;
+    const database = await openDatabase({ ...config, template });
     return { ...database, config, stores: createStores(database.db) };
   }
   const name = `tr_test_${randomBytes(6).toString("hex")}`;
@@ -52,6 +56,23 @@ export async function freshDatabase(
       await admin(adminUrl, `drop database if exists ${name} with (force)`);
     },
   };
+}
+
+let template: Promise<Blob> | undefined;
+
+/**
+ * A migrated PGlite database's files, made once per test worker: a new in-memory PGlite runs
+ * `initdb`, which takes 1.5 to 3 s here, while one started from these files takes about 0.5 s.
+ */
+function migratedTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const pglite = await PGlite.create();
+    await migrate(new Kysely<Tables>({ dialect: new PGliteDialect(pglite) }));
+    const files = await pglite.dumpDataDir("none");
+    await pglite.close();
+    return files;
+  })();
+  return template;
 }
 
 async function admin(url: string, statement: string): Promise<void> {
