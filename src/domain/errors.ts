@@ -7,6 +7,22 @@ import type { ProblemCode } from "./problem-codes.js";
 export type Problem = { path?: string; message: string; code?: ProblemCode };
 
 /**
+ * A 400 lists at most `max` problems, then one entry saying how many more there were, so that
+ * a small body cannot buy a large answer (300 empty records have some 4,500 problems).
+ */
+export function capProblems(problems: Problem[], max: number): Problem[] {
+  if (problems.length <= max) return problems;
+  return [...problems.slice(0, max), { message: `… and ${problems.length - max} more problems` }];
+}
+
+/** How many problems `capProblems`' last entry says were left out; undefined for any other. */
+export function unlistedProblems(problem: Pick<Problem, "path" | "message">): number | undefined {
+  const unlisted =
+    problem.path === undefined ? /^… and (\d+) more problems$/.exec(problem.message) : null;
+  return unlisted === null ? undefined : Number(unlisted[1]);
+}
+
+/**
  * Every failure the service reports on purpose. Only `http/errors.ts` knows which HTTP status
  * and body each kind becomes.
  */

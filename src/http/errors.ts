@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type Problem, ValidationError } from "../domain/errors.js";
+import { capProblems, DomainError, type Problem, ValidationError } from "../domain/errors.js";
 
 /** The body of every error response (spec section 7, CONTRACT section 2). */
 export type ErrorBody =
@@ -29,15 +29,6 @@ export function errorBody(statusCode: number, message: string): ErrorBody {
   if (statusCode === 400) return badRequest([{ message }]);
   if (statusCode === 401) return { statusCode: 401, message };
   return { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
-}
-
-/**
- * A 400 lists at most `max` problems, then one entry saying how many more there were, so that
- * a small body cannot buy a large answer (300 empty records have some 4,500 problems).
- */
-export function capProblems(problems: Problem[], max: number): Problem[] {
-  if (problems.length <= max) return problems;
-  return [...problems.slice(0, max), { message: `… and ${problems.length - max} more problems` }];
 }
 
 /** The HTTP status of each kind of domain error, for the API and the dashboard alike. */

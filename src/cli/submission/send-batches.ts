@@ -6,6 +6,7 @@ import {
   type V1Record,
   type V2Record,
 } from "../../client/index.js";
+import { unlistedProblems } from "../../domain/errors.js";
 import { retryAfterMs, retrying } from "../../retry.js";
 import { batchJson } from "./batch-json.js";
 import { batchRetryDelays } from "./retry-delays.js";
@@ -16,8 +17,6 @@ import {
   type SubmitBatchesOptions,
   type SubmitResult,
 } from "./submission-types.js";
-
-const UNLISTED = /^… and (\d+) more problems$/;
 
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
@@ -172,9 +171,9 @@ function applyAttempt(
   // Past MAX_PROBLEMS_PER_RESPONSE the answer ends with `… and N more problems`: of records
   // the batch holds, not of the batch as a whole.
   const listed = problems.data.message.filter((problem) => {
-    const unlisted = problem.path === undefined ? UNLISTED.exec(problem.message) : null;
-    if (unlisted) result.unlistedProblems += Number(unlisted[1]);
-    return !unlisted;
+    const unlisted = unlistedProblems(problem);
+    if (unlisted !== undefined) result.unlistedProblems += unlisted;
+    return unlisted === undefined;
   });
   const mapped = listed.map((problem) => toRejection(problem, batch));
   const rejections = mapped.filter((entry): entry is Rejection => "index" in entry);
