@@ -93,6 +93,9 @@ describe("rate limits before and after authentication", () => {
       const refused = await signIn("wrong-6");
       expect(refused.statusCode).toBe(429);
       expect(refused.body).toContain("Too many failed sign-ins from your address");
+      // As the API's 429: when to come back, at most the failure window's minute.
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
       // Another address is not affected.
       expect((await signIn("wrong-7", "127.0.0.4")).statusCode).toBe(401);
     } finally {

@@ -178,8 +178,14 @@ export function requestsPerKey(counters: RateCounters, perMinute: number): RateC
   return counters("key", perMinute, MINUTE);
 }
 
-function tooMany(reply: FastifyReply, retryInMs: number, what: string) {
+/** Sets a 429's Retry-After: whole seconds, at least 1; returns them for the message. */
+export function setRetryAfter(reply: FastifyReply, retryInMs: number): number {
   const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
   reply.header("retry-after", String(seconds));
+  return seconds;
+}
+
+function tooMany(reply: FastifyReply, retryInMs: number, what: string) {
+  const seconds = setRetryAfter(reply, retryInMs);
   return reply.code(429).send(errorBody(429, `${what}; retry in ${seconds} seconds`));
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../../services/index.js";
 import type { RateCounter } from "../abuse/rate-counters.js";
-import { requestBudgetOf } from "../abuse/rate-limits.js";
+import { requestBudgetOf, setRetryAfter } from "../abuse/rate-limits.js";
 import { sendErrorPage } from "./error-page.js";
 import type { NavEntry } from "./page.js";
 
@@ -97,8 +97,7 @@ export function requireSession(
     request.caller = session.caller;
     const hit = await deps.requestsPerKey.hit(requestBudgetOf(session.caller));
     if (!hit.allowed) {
-      const seconds = Math.max(1, Math.ceil(hit.retryInMs / 1000));
-      reply.header("retry-after", String(seconds));
+      const seconds = setRetryAfter(reply, hit.retryInMs);
       return sendErrorPage(request, reply, 429, [
         `Rate limit exceeded: ${deps.requestsPerKey.limit} requests per minute for your API key; retry in ${seconds} seconds`,
       ]);

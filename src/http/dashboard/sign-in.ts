@@ -3,7 +3,7 @@ import { hashApiKey } from "../../domain/api-key.js";
 import { AuthenticationError } from "../../domain/errors.js";
 import type { Services } from "../../services/index.js";
 import { addressBucket } from "../abuse/client-address.js";
-import type { AuthFailureBudget } from "../abuse/rate-limits.js";
+import { type AuthFailureBudget, setRetryAfter } from "../abuse/rate-limits.js";
 import { type Html, html } from "./html.js";
 import { documentOf, sendHtml, sendPage } from "./layout.js";
 import type { NavEntry } from "./page.js";
@@ -67,9 +67,8 @@ export function signInRoutes(
     if (foreignOrigin(request, deps.policy))
       return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
     const address = addressBucket(request.ip);
-    if ((await failures.blockedFor(address)) !== undefined) {
-      return tooManySignIns(reply);
-    }
+    const blockedForMs = await failures.blockedFor(address);
+    if (blockedForMs !== undefined) return tooManySignIns(reply, blockedForMs);
     const body = request.body as Record<string, unknown> | undefined;
     const key = typeof body?.key === "string" ? body.key.trim() : "";
     if (key === "") return sendHtml(reply.code(400), signInPage("Enter an API key."));
@@ -82,7 +81,7 @@ export function signInRoutes(
       const attempt = await failures.attempt(address, how, () =>
         deps.services.dashboardSessions.signIn(key),
       );
-      if ("blockedForMs" in attempt) return tooManySignIns(reply);
+      if ("blockedForMs" in attempt) return tooManySignIns(reply, attempt.blockedForMs);
       setSessionCookie(reply, deps.policy, attempt.value.token);
       return reply.redirect("/app", 303);
     } catch (error) {
@@ -92,7 +91,8 @@ export function signInRoutes(
   });
 }
 
-function tooManySignIns(reply: FastifyReply) {
+function tooManySignIns(reply: FastifyReply, blockedForMs: number) {
+  setRetryAfter(reply, blockedForMs);
   return sendHtml(
     reply.code(429),
     signInPage("Too many failed sign-ins from your address; wait a minute."),
