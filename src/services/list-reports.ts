@@ -68,8 +68,10 @@ export async function* exportReports(
     yield* exportScopedReports(deps, scope, query);
     return;
   }
-  const filter = await filterFor(deps, caller, query);
-  if (ownCoin && query.baseCoinId !== undefined) filter.baseCoinIds = [query.baseCoinId];
+  const filter =
+    ownCoin && query.baseCoinId !== undefined
+      ? filterOf(caller, query, [query.baseCoinId])
+      : await filterFor(deps, caller, query);
   if (query.page !== undefined) {
     const items = await pageItems(deps, filter, query);
     yield items.map((item) => csvItemOf<ReportCsvItem>(item, query));
@@ -91,13 +93,23 @@ async function filterFor(
     utcDate(deps.now()),
   );
   const engagedCoins = [...new Set(engaged.map((e) => e.baseCoinId))];
+  const coins =
+    query.baseCoinId === undefined
+      ? engagedCoins
+      : engagedCoins.filter((c) => c === query.baseCoinId);
+  return filterOf(caller, query, coins);
+}
+
+/** The listing filter of the query's market, dates and `baseCoinIds`. */
+function filterOf(
+  caller: Caller,
+  query: ListQuery & MarketFilter,
+  baseCoinIds: string[],
+): ListFilter {
   const dates = storableDateRange(query.dateGte, query.dateLte);
   return {
     organizationId: caller.organizationId,
-    baseCoinIds:
-      query.baseCoinId === undefined
-        ? engagedCoins
-        : engagedCoins.filter((c) => c === query.baseCoinId),
+    baseCoinIds,
     exchangeId: query.exchangeId,
     quote: query.quote,
     instrumentType: query.instrumentType,
