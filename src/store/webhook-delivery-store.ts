@@ -96,12 +96,22 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       await sql`savepoint webhook_attempt`.execute(db);
       try {
         return await recordAttempt(db, a);
-      } catch {
+      } catch (error) {
+        if (!isRefusedText(error)) throw error;
         await sql`rollback to savepoint webhook_attempt`.execute(db);
         return recordAttempt(db, { ...a, error: UNSTORABLE_ERROR });
       }
     },
   };
+}
+
+/**
+ * Text the database's encoding cannot hold (SQLSTATE 22021, a NUL byte among them; 22P05).
+ * Anything else, a deadlock say, fails the turn as before: its retry records the real text.
+ */
+function isRefusedText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "22021" || code === "22P05";
 }
 
 async function recordAttempt(db: Kysely<Tables>, a: AttemptRecord) {
