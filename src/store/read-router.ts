@@ -109,7 +109,8 @@ function reportOf(status: ReplicaStatus, maxLagMs: number): ReplicaReport {
 /**
  * The primary's WAL position first, then how far the replica has replayed: read in this
  * order, a replica that keeps up is never seen behind. A server that is not replaying (the
- * primary itself as DATABASE_READ_URL) reports its own position.
+ * primary itself as DATABASE_READ_URL) reports its own position: after a crash recovery a
+ * primary's `pg_last_wal_replay_lsn()` stays where the recovery ended, forever behind.
  */
 async function probeReplica(
   primary: Kysely<Tables>,
@@ -120,9 +121,11 @@ async function probeReplica(
   );
   try {
     const r = await sql<{ replay: string; since: number | null }>`
-      select coalesce(pg_last_wal_replay_lsn(), pg_current_wal_lsn())::text as replay,
-        (extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8
-          as since`.execute(replica);
+      select case when pg_is_in_recovery() then pg_last_wal_replay_lsn()
+          else pg_current_wal_lsn() end::text as replay,
+        case when pg_is_in_recovery() then
+          (extract(epoch from clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::float8
+        end as since`.execute(replica);
     const row = r.rows[0];
     if (row === undefined) return { reachable: false };
     const lagMs = replicaLagMs({
