@@ -6,6 +6,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/cluster/**/*.test.ts"],
+    // The `serve` processes run the service built from `src` for the run.
+    globalSetup: ["test/helpers/build-service.ts"],
     testTimeout: 180_000,
     hookTimeout: 180_000,
     maxWorkers: 1,

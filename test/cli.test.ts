@@ -4,11 +4,12 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SERVICE_ENTRY } from "./helpers/build-service.js";
 import { baseFixture, KEYS, v2Record } from "./helpers/fixture.js";
 import { METRICS_TOKEN, samplesOf } from "./helpers/metrics.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
-// Each command boots Node, tsx and an in-memory PGlite: generous bounds for a busy machine.
+// Each command boots Node and an in-memory PGlite: generous bounds for a busy machine.
 const WAIT_MS = 90_000;
 const SLOW = { timeout: 2 * WAIT_MS };
 
@@ -37,7 +38,7 @@ afterAll(() => {
 });
 
 function cli(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  const child = spawn(process.execPath, [SERVICE_ENTRY, ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: "memory://", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
+import { SERVICE_ENTRY } from "./helpers/build-service.js";
 import { onPostgres } from "./helpers/database.js";
 import { eventually } from "./helpers/webhook-receiver.js";
 
@@ -17,15 +18,11 @@ afterAll(() => {
 const { WEBHOOK_ALLOW_INSECURE: _unset, ...inherited } = process.env;
 
 async function demoBanner(env: Record<string, string>): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/main.ts", "serve", "--demo", "--port", "0"],
-    {
-      cwd: ROOT,
-      env: { ...inherited, DATABASE_URL: "memory://", LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [SERVICE_ENTRY, "serve", "--demo", "--port", "0"], {
+    cwd: ROOT,
+    env: { ...inherited, DATABASE_URL: "memory://", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   spawned.push(child);
   let out = "";
   child.stdout?.on("data", (d: Buffer) => {

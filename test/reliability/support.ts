@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import type { Fixture } from "../../src/schemas/fixture.js";
+import { SERVICE_ENTRY } from "../helpers/build-service.js";
 
 /**
  * Shared by the reliability tests: real `trading-reports serve` processes (spawned the way an
@@ -14,7 +14,7 @@ import type { Fixture } from "../../src/schemas/fixture.js";
  */
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
-/** Booting Node + tsx + a database takes seconds, more on a busy two-core machine. */
+/** Booting Node and a database takes seconds, more on a busy two-core machine. */
 export const START_TIMEOUT_MS = 90_000;
 
 export type Server = {
@@ -30,7 +30,8 @@ export type Server = {
 const started = new Set<ChildProcess>();
 
 /**
- * Spawns `node --import tsx src/main.ts serve --host 127.0.0.1 --port 0 --seed FILE` and
+ * Spawns `node .test-build/main.js serve --host 127.0.0.1 --port 0 --seed FILE` (the service
+ * built from `src` for the run, see build-service.ts) and
  * resolves once it printed `listening on http://…`. The environment is the test's minus any
  * DATABASE_URL, plus `env`: so a test says exactly which database the server gets.
  */
@@ -46,9 +47,7 @@ export async function startServer(options: {
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      "src/main.ts",
+      SERVICE_ENTRY,
       "serve",
       ...(options.listenArgs ?? ["--host", "127.0.0.1", "--port", "0"]),
       ...(options.seedFile === undefined ? [] : ["--seed", options.seedFile]),
@@ -281,7 +280,7 @@ export function addDays(start: string, days: number): string {
 export type Completed = { code: number | null; stdout: string; stderr: string; ms: number };
 
 /**
- * Runs one `trading-reports` command (`node --import tsx src/main.ts …`) to its end, bounded,
+ * Runs one `trading-reports` command (`node .test-build/main.js …`) to its end, bounded,
  * with the test's environment minus DATABASE_URL plus `env`. `asUser` runs it through
  * `setpriv` as that uid/gid (the tests run as root, which no file permission stops).
  */
@@ -291,9 +290,8 @@ export async function runCommand(
   options: { asUser?: number; timeoutMs?: number; cwd?: string } = {},
 ): Promise<Completed> {
   const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  // Absolute paths: the command may run in another directory (`cwd`).
-  const tsx = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
-  const node = [process.execPath, "--import", tsx, join(ROOT, "src/main.ts"), ...args];
+  // An absolute path: the command may run in another directory (`cwd`).
+  const node = [process.execPath, SERVICE_ENTRY, ...args];
   const argv =
     options.asUser === undefined
       ? node

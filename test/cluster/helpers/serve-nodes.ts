@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import pg from "pg";
+import { SERVICE_ENTRY } from "../../helpers/build-service.js";
 
 const ROOT = new URL("../../..", import.meta.url).pathname;
 
@@ -70,13 +71,13 @@ const { TEST_DATABASE_URL: _unset, ...inherited } = process.env;
 const running = new Set<ChildProcess>();
 
 /**
- * Starts `trading-reports serve` (through tsx, so the source under test) on 127.0.0.1:`port`
- * with `env` added; resolves once it prints its "listening on" line.
+ * Starts `trading-reports serve` (built from the source under test, see build-service.ts) on
+ * 127.0.0.1:`port` with `env` added; resolves once it prints its "listening on" line.
  */
 export async function startServe(port: number, env: Record<string, string>): Promise<ServeNode> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/main.ts", "serve", "--host", "127.0.0.1", "--port", String(port)],
+    [SERVICE_ENTRY, "serve", "--host", "127.0.0.1", "--port", String(port)],
     {
       cwd: ROOT,
       env: { ...inherited, LOG_LEVEL: "warn", ...env },
