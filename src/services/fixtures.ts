@@ -9,7 +9,7 @@ import { fitObligationsToEngagements } from "./engagements.js";
 import { parseFixture } from "./fixture-checks.js";
 import { loadObligations } from "./fixture-obligations.js";
 import { recordFixtureDepth } from "./quality-fixture.js";
-import { recomputePublicDepthFlags } from "./quality-recompute.js";
+import { recomputePendingDepthFlags } from "./quality-recompute.js";
 
 const EMPTY: ReferenceSnapshot = { coins: [], exchanges: [], markets: [] };
 
@@ -36,7 +36,7 @@ export function referenceSnapshotOf(
 export async function loadFixture(stores: Stores, input: unknown, now: Date): Promise<LoadSummary> {
   // A serialization failure or a deadlock (with another writer of the same organization or
   // reference rows) aborts one side: the transaction runs the whole load again.
-  const { summary, depthDays } = await stores.transaction(async (tx) => {
+  const summary = await stores.transaction(async (tx) => {
     const references = tx.references;
     await references.takeTurnToChange();
     const fixture = parseFixture(input, (await references.snapshot()).snapshot);
@@ -67,12 +67,12 @@ export async function loadFixture(stores: Stores, input: unknown, now: Date): Pr
     let eligibilityChanged = 0;
     if (referenceChanged > 0)
       eligibilityChanged = await recomputeEligibility(tx.eligibility, ref, reference.scope);
-    const depthDays = await recordFixtureDepth(tx, fixture);
-    changed += depthDays.length;
-    return { summary: { changed, eligibilityChanged }, depthDays };
+    changed += (await recordFixtureDepth(tx, fixture)).length;
+    return { changed, eligibilityChanged };
   });
   // After the commit, in short batches: reports of those days are not locked all load long.
-  if (depthDays.length > 0) await recomputePublicDepthFlags(stores, { days: depthDays });
+  // Days an earlier load left pending (it failed, or its process stopped) are done too.
+  await recomputePendingDepthFlags(stores);
   return summary;
 }
 

@@ -1,7 +1,7 @@
 import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
 import type { CoinGeckoTicker } from "../adapters/coingecko-schemas.js";
 import type { Stores } from "../store/stores.js";
-import { recomputePublicDepthFlags } from "./quality-recompute.js";
+import { recomputePendingDepthFlags, recomputePublicDepthFlags } from "./quality-recompute.js";
 import { depthSnapshotsOf, recordDepthSnapshots } from "./quality-snapshots.js";
 
 /** What `market-data sync` (with or without --depth-only) is asked for. */
@@ -56,7 +56,14 @@ export function createQualityAdmin(stores: Stores, options: QualityAdminOptions)
       return { exchanges: coinsByExchange.size, ...summary };
     },
 
-    /** Recomputes `exceeds_public_depth` of every report (after a tolerance change, say). */
-    recomputeFlags: () => recomputePublicDepthFlags(stores),
+    /**
+     * Recomputes `exceeds_public_depth` of every report (after a tolerance change, say), then
+     * the days a load left pending: the walk over every report skips rows a writer holds.
+     */
+    async recomputeFlags() {
+      const all = await recomputePublicDepthFlags(stores);
+      const pending = await recomputePendingDepthFlags(stores);
+      return { changed: all.changed + pending.changed, batches: all.batches + pending.batches };
+    },
   };
 }

@@ -65,3 +65,17 @@ export async function recomputePublicDepthFlags(
   for (const walker of walkers) if (walker.status === "rejected") throw walker.reason;
   return result;
 }
+
+/**
+ * Recomputes the market-days noted as pending (a load's own days, and any an earlier load
+ * left when it failed or its process stopped), then clears the notes it read.
+ */
+export async function recomputePendingDepthFlags(
+  stores: Pick<Stores, "qualityDepth">,
+): Promise<RecomputeResult> {
+  const pending = await stores.qualityDepth.pendingRecomputes();
+  if (pending.length === 0) return { changed: 0, batches: 0 };
+  const result = await recomputePublicDepthFlags(stores, { days: pending.map((p) => p.day) });
+  await stores.qualityDepth.clearPendingRecomputes(pending);
+  return result;
+}

@@ -3,7 +3,7 @@ import { utcDate } from "../domain/dates.js";
 import type { MarketDay, PublicDepthSnapshot } from "../domain/quality.js";
 import type { Market } from "../domain/reference-data.js";
 import type { Stores } from "../store/stores.js";
-import { recomputePublicDepthFlags } from "./quality-recompute.js";
+import { recomputePendingDepthFlags } from "./quality-recompute.js";
 
 type MarketOf = Pick<Market, "exchangeId" | "baseCoinId" | "quoteSymbol" | "instrumentType"> & {
   quoteCoinId?: string | null;
@@ -67,14 +67,14 @@ export type SnapshotSummary = { snapshots: number; daysChanged: number; flagsCha
 
 /**
  * Keeps the snapshots, then recomputes `exceeds_public_depth` for the reports of every market
- * and day whose public depth changed (a snapshot may arrive after the reports it checks).
+ * and day whose public depth changed (a snapshot may arrive after the reports it checks), and
+ * of any an earlier load left pending.
  */
 export async function recordDepthSnapshots(
   stores: Pick<Stores, "qualityDepth">,
   snapshots: PublicDepthSnapshot[],
 ): Promise<SnapshotSummary> {
   const days: MarketDay[] = await stores.qualityDepth.record(snapshots);
-  const { changed } =
-    days.length > 0 ? await recomputePublicDepthFlags(stores, { days }) : { changed: 0 };
+  const { changed } = await recomputePendingDepthFlags(stores);
   return { snapshots: snapshots.length, daysChanged: days.length, flagsChanged: changed };
 }

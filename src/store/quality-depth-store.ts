@@ -21,7 +21,7 @@ export function createQualityDepthStore(
     /**
      * Keeps every snapshot (one taken twice is kept once) and makes the latest of each market
      * and day the one flags compare with. Returns the market-days whose compared values
-     * changed: their reports' flags need recomputing.
+     * changed: their reports' flags need recomputing, and are noted as pending until then.
      */
     async record(snapshots: PublicDepthSnapshot[]): Promise<MarketDay[]> {
       if (snapshots.length === 0) return [];
@@ -55,22 +55,33 @@ export function createQualityDepthStore(
           select distinct on (exchange_id, base_coin_id, instrument_type, day, quote_symbol) *
           from input
           order by exchange_id, base_coin_id, instrument_type, day, quote_symbol, taken_at desc
+        ),
+        changed as (
+          insert into public_depth_days as d (exchange_id, base_coin_id, instrument_type,
+            quote_symbol, day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd,
+            bid_ask_spread_percentage, volume_usd)
+          select exchange_id, base_coin_id, instrument_type, quote_symbol, day, quote_coin_id,
+            taken_at, up, down, spread, volume
+          from latest
+          on conflict (exchange_id, base_coin_id, instrument_type, day, quote_symbol) do update set
+            quote_coin_id = excluded.quote_coin_id, taken_at = excluded.taken_at,
+            cost_to_move_up_usd = excluded.cost_to_move_up_usd,
+            cost_to_move_down_usd = excluded.cost_to_move_down_usd,
+            bid_ask_spread_percentage = excluded.bid_ask_spread_percentage,
+            volume_usd = excluded.volume_usd
+          where excluded.taken_at > d.taken_at
+          returning d.exchange_id, d.base_coin_id, d.instrument_type, d.quote_symbol, d.day
+        ),
+        noted as (
+          insert into public_depth_recompute_pending as p (exchange_id, base_coin_id,
+            instrument_type, quote_symbol, day)
+          select exchange_id, base_coin_id, instrument_type, quote_symbol, day from changed
+          on conflict (exchange_id, base_coin_id, instrument_type, day, quote_symbol) do update
+            set note = nextval('public_depth_recompute_notes')
         )
-        insert into public_depth_days as d (exchange_id, base_coin_id, instrument_type, quote_symbol,
-          day, quote_coin_id, taken_at, cost_to_move_up_usd, cost_to_move_down_usd,
-          bid_ask_spread_percentage, volume_usd)
-        select exchange_id, base_coin_id, instrument_type, quote_symbol, day, quote_coin_id, taken_at,
-          up, down, spread, volume
-        from latest
-        on conflict (exchange_id, base_coin_id, instrument_type, day, quote_symbol) do update set
-          quote_coin_id = excluded.quote_coin_id, taken_at = excluded.taken_at,
-          cost_to_move_up_usd = excluded.cost_to_move_up_usd,
-          cost_to_move_down_usd = excluded.cost_to_move_down_usd,
-          bid_ask_spread_percentage = excluded.bid_ask_spread_percentage,
-          volume_usd = excluded.volume_usd
-        where excluded.taken_at > d.taken_at
-        returning d.exchange_id, d.base_coin_id, d.instrument_type, d.quote_symbol,
-          to_char(d.day, 'YYYY-MM-DD') as day`.execute(db);
+        select exchange_id, base_coin_id, instrument_type, quote_symbol,
+          to_char(day, 'YYYY-MM-DD') as day
+        from changed`.execute(db);
       return r.rows.map((row) => ({
         exchangeId: row.exchange_id,
         baseCoinId: row.base_coin_id,
@@ -117,6 +128,48 @@ export function createQualityDepthStore(
       await db.transaction().execute(async (tx) => {
         await sql`lock table reports in share mode`.execute(tx);
       });
+    },
+
+    /**
+     * The market-days whose flags await recomputing (see migration 024), each with its note:
+     * only a recomputation that began after the note was read may clear it.
+     */
+    async pendingRecomputes(): Promise<PendingRecompute[]> {
+      const r = await sql<{
+        exchange_id: string;
+        base_coin_id: string;
+        instrument_type: "spot" | "perp";
+        quote_symbol: string;
+        day: string;
+        note: string;
+      }>`select exchange_id, base_coin_id, instrument_type, quote_symbol,
+          to_char(day, 'YYYY-MM-DD') as day, note::text as note
+        from public_depth_recompute_pending`.execute(db);
+      return r.rows.map((row) => ({
+        day: {
+          exchangeId: row.exchange_id,
+          baseCoinId: row.base_coin_id,
+          instrumentType: row.instrument_type,
+          quoteSymbol: row.quote_symbol,
+          date: row.day,
+        },
+        note: row.note,
+      }));
+    },
+
+    /** Clears the notes recomputed; a day noted again since keeps its newer note. */
+    async clearPendingRecomputes(done: PendingRecompute[]): Promise<void> {
+      if (done.length === 0) return;
+      const col = <T>(f: (p: PendingRecompute) => T) => done.map(f);
+      await sql`delete from public_depth_recompute_pending p
+        using unnest(${col((p) => p.day.exchangeId)}::text[], ${col((p) => p.day.baseCoinId)}::text[],
+          ${col((p) => p.day.instrumentType)}::text[], ${col((p) => p.day.quoteSymbol)}::text[],
+          ${col((p) => p.day.date)}::date[], ${col((p) => p.note)}::bigint[])
+          as d(exchange_id, base_coin_id, instrument_type, quote_symbol, day, note)
+        where (p.exchange_id, p.base_coin_id, p.instrument_type, p.quote_symbol, p.day, p.note)
+          = (d.exchange_id, d.base_coin_id, d.instrument_type, d.quote_symbol, d.day, d.note)`.execute(
+        db,
+      );
     },
 
     /** The lowest and highest report id (undefined without reports). */
@@ -182,3 +235,6 @@ export function createQualityDepthStore(
 }
 
 export type QualityDepthStore = ReturnType<typeof createQualityDepthStore>;
+
+/** A market-day noted for recomputing, and the note a recomputation may clear. */
+export type PendingRecompute = { day: MarketDay; note: string };
