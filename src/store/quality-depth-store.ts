@@ -25,7 +25,6 @@ export function createQualityDepthStore(
      */
     async record(snapshots: PublicDepthSnapshot[]): Promise<MarketDay[]> {
       if (snapshots.length === 0) return [];
-      const col = <T>(f: (s: PublicDepthSnapshot) => T) => snapshots.map(f);
       const r = await sql<{
         exchange_id: string;
         base_coin_id: string;
@@ -33,17 +32,7 @@ export function createQualityDepthStore(
         quote_symbol: string;
         day: string;
       }>`
-        with input as (
-          select * from unnest(${col((s) => s.exchangeId)}::text[], ${col((s) => s.baseCoinId)}::text[],
-            ${col((s) => s.instrumentType)}::text[], ${col((s) => s.quoteSymbol)}::text[],
-            ${col((s) => s.quoteCoinId)}::text[], ${col((s) => s.date)}::date[],
-            ${col((s) => s.takenAt.toISOString())}::timestamptz[],
-            ${col((s) => s.costToMoveUpUsd)}::float8[], ${col((s) => s.costToMoveDownUsd)}::float8[],
-            ${col((s) => s.bidAskSpreadPercentage)}::float8[], ${col((s) => s.volumeUsd)}::float8[],
-            ${col((s) => s.source)}::text[])
-          as s(exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, day, taken_at,
-            up, down, spread, volume, source)
-        ),
+        with input as (${snapshotRows(snapshots)}),
         kept as (
           insert into public_depth_snapshots (exchange_id, base_coin_id, instrument_type, quote_symbol,
             quote_coin_id, day, taken_at, cost_to_move_up_usd, cost_to_move_down_usd,
@@ -232,6 +221,21 @@ export function createQualityDepthStore(
       return r.rows[0]?.changed ?? 0;
     },
   };
+}
+
+/** The snapshots as rows, one array parameter a column. */
+function snapshotRows(snapshots: PublicDepthSnapshot[]) {
+  const col = <T>(f: (s: PublicDepthSnapshot) => T) => snapshots.map(f);
+  return sql`
+    select * from unnest(${col((s) => s.exchangeId)}::text[], ${col((s) => s.baseCoinId)}::text[],
+      ${col((s) => s.instrumentType)}::text[], ${col((s) => s.quoteSymbol)}::text[],
+      ${col((s) => s.quoteCoinId)}::text[], ${col((s) => s.date)}::date[],
+      ${col((s) => s.takenAt.toISOString())}::timestamptz[],
+      ${col((s) => s.costToMoveUpUsd)}::float8[], ${col((s) => s.costToMoveDownUsd)}::float8[],
+      ${col((s) => s.bidAskSpreadPercentage)}::float8[], ${col((s) => s.volumeUsd)}::float8[],
+      ${col((s) => s.source)}::text[])
+    as s(exchange_id, base_coin_id, instrument_type, quote_symbol, quote_coin_id, day, taken_at,
+      up, down, spread, volume, source)`;
 }
 
 export type QualityDepthStore = ReturnType<typeof createQualityDepthStore>;
