@@ -25,13 +25,7 @@ export function createQualityDepthStore(
      */
     async record(snapshots: PublicDepthSnapshot[]): Promise<MarketDay[]> {
       if (snapshots.length === 0) return [];
-      const r = await sql<{
-        exchange_id: string;
-        base_coin_id: string;
-        instrument_type: "spot" | "perp";
-        quote_symbol: string;
-        day: string;
-      }>`
+      const r = await sql<MarketDayRow>`
         with input as (${snapshotRows(snapshots)}),
         kept as (
           insert into public_depth_snapshots (exchange_id, base_coin_id, instrument_type, quote_symbol,
@@ -71,13 +65,7 @@ export function createQualityDepthStore(
         select exchange_id, base_coin_id, instrument_type, quote_symbol,
           to_char(day, 'YYYY-MM-DD') as day
         from changed`.execute(db);
-      return r.rows.map((row) => ({
-        exchangeId: row.exchange_id,
-        baseCoinId: row.base_coin_id,
-        instrumentType: row.instrument_type,
-        quoteSymbol: row.quote_symbol,
-        date: row.day,
-      }));
+      return r.rows.map(marketDayOf);
     },
 
     /**
@@ -124,26 +112,12 @@ export function createQualityDepthStore(
      * only a recomputation that began after the note was read may clear it.
      */
     async pendingRecomputes(): Promise<PendingRecompute[]> {
-      const r = await sql<{
-        exchange_id: string;
-        base_coin_id: string;
-        instrument_type: "spot" | "perp";
-        quote_symbol: string;
-        day: string;
-        note: string;
-      }>`select exchange_id, base_coin_id, instrument_type, quote_symbol,
+      const r = await sql<
+        MarketDayRow & { note: string }
+      >`select exchange_id, base_coin_id, instrument_type, quote_symbol,
           to_char(day, 'YYYY-MM-DD') as day, note::text as note
         from public_depth_recompute_pending`.execute(db);
-      return r.rows.map((row) => ({
-        day: {
-          exchangeId: row.exchange_id,
-          baseCoinId: row.base_coin_id,
-          instrumentType: row.instrument_type,
-          quoteSymbol: row.quote_symbol,
-          date: row.day,
-        },
-        note: row.note,
-      }));
+      return r.rows.map((row) => ({ day: marketDayOf(row), note: row.note }));
     },
 
     /** Clears the notes recomputed; a day noted again since keeps its newer note. */
@@ -220,6 +194,25 @@ export function createQualityDepthStore(
       const r = await (days === undefined ? run() : withTransientRetry(run));
       return r.rows[0]?.changed ?? 0;
     },
+  };
+}
+
+/** A market-day as the statements here return it (`day` as YYYY-MM-DD). */
+type MarketDayRow = {
+  exchange_id: string;
+  base_coin_id: string;
+  instrument_type: "spot" | "perp";
+  quote_symbol: string;
+  day: string;
+};
+
+function marketDayOf(row: MarketDayRow): MarketDay {
+  return {
+    exchangeId: row.exchange_id,
+    baseCoinId: row.base_coin_id,
+    instrumentType: row.instrument_type,
+    quoteSymbol: row.quote_symbol,
+    date: row.day,
   };
 }
 
