@@ -25,10 +25,11 @@ afterAll(() => t.close());
 
 /** The stores with a recomputation that fails after the depth committed (a lost connection). */
 function failingRecompute(stores: Stores): Stores {
-  const recomputeRange = async () => {
+  const lost = async () => {
     throw new Error("Connection terminated unexpectedly");
   };
-  return { ...stores, qualityDepth: { ...stores.qualityDepth, recomputeRange } };
+  const qualityDepth = { ...stores.qualityDepth, recomputeRange: lost, recomputeReports: lost };
+  return { ...stores, qualityDepth };
 }
 
 async function pendingDays(): Promise<string[]> {

@@ -1,15 +1,13 @@
 import { type Kysely, sql } from "kysely";
 import {
   DEFAULT_PUBLIC_DEPTH_TOLERANCE,
-  EXCEEDS_PUBLIC_DEPTH_BIT,
   type MarketDay,
   type PublicDepthSnapshot,
   QUALITY_FLAGS,
   type QualityFlag,
   qualityFlagBit,
 } from "../domain/quality.js";
-import { publicDepthBitJoin } from "./quality-sql.js";
-import { withTransientRetry } from "./retry.js";
+import { createDepthRecompute } from "./quality-depth-recompute.js";
 import type { Tables } from "./tables.js";
 
 /** Public depth snapshots, and the recomputation of the flag that compares reports with them. */
@@ -134,66 +132,7 @@ export function createQualityDepthStore(
         db,
       );
     },
-
-    /** The lowest and highest report id (undefined without reports). */
-    async reportIdRange(): Promise<{ min: number; max: number } | undefined> {
-      const r = await sql<{ min: string | null; max: string | null }>`
-        select min(id)::text as min, max(id)::text as max from reports`.execute(db);
-      const row = r.rows[0];
-      if (row?.min == null || row.max == null) return undefined;
-      return { min: Number(row.min), max: Number(row.max) };
-    },
-
-    /**
-     * Recomputes `exceeds_public_depth` of the reports with ids in [fromId, toId) (of the given
-     * market-days only, when given), writing only rows whose flags change, and notes them for
-     * the webhook event producer (quality.flagged) in the same statement. One short statement
-     * per id range: a batch locks only the rows it changes, for the time of one range.
-     *
-     * Over every report (no `days`) a range never waits for a row lock: it skips the rows a
-     * writer holds (SKIP LOCKED), since waiting would hold the range's locks meanwhile. For the
-     * days whose public depth just changed it waits instead (a deadlock with a submission is
-     * retried): a skipped row keeps its old flag when its writer rolls back or writes no flags
-     * (an eligibility recomputation), and nothing would recompute it again.
-     */
-    async recomputeRange(fromId: number, toId: number, days?: MarketDay[]): Promise<number> {
-      const bit = sql.raw(publicDepthBitJoin("r", String(publicDepthTolerance)));
-      const kept = sql.raw(String(~EXCEEDS_PUBLIC_DEPTH_BIT & 0x7fff));
-      const col = <T>(f: (d: MarketDay) => T) => (days ?? []).map(f);
-      const only =
-        days === undefined
-          ? sql``
-          : sql`and (r.exchange_id, r.base_coin_id, r.instrument_type, r.date) in (
-              select * from unnest(${col((d) => d.exchangeId)}::text[],
-                ${col((d) => d.baseCoinId)}::text[], ${col((d) => d.instrumentType)}::text[],
-                ${col((d) => d.date)}::date[]))`;
-      const skipLocked = days === undefined ? sql`skip locked` : sql``;
-      // The update repeats the id range so that the planner reads only that range of reports,
-      // by their primary key. Changes are noted only while an endpoint listens to
-      // quality.flagged: events nobody hears are not worth a write per changed report.
-      const statement = sql<{ changed: number }>`
-        with target as (
-          select r.id, (r.quality_flags & ${kept} | coalesce(x.bit, 0))::smallint as flags
-          from reports r ${bit}
-          where r.id >= ${fromId} and r.id < ${toId} ${only}
-            and r.quality_flags <> (r.quality_flags & ${kept} | coalesce(x.bit, 0))
-          for update of r ${skipLocked}
-        ),
-        changed as (
-          update reports r set quality_flags = t.flags from target t
-          where r.id = t.id and r.id >= ${fromId} and r.id < ${toId}
-          returning r.id
-        ),
-        noted as (
-          insert into webhook_quality_changes (report_id) select id from changed
-          where exists (select 1 from webhooks w
-            where not w.disabled and w.events && array['quality.flagged', '*']::text[])
-        )
-        select count(*)::int as changed from changed`;
-      const run = () => statement.execute(db);
-      const r = await (days === undefined ? run() : withTransientRetry(run));
-      return r.rows[0]?.changed ?? 0;
-    },
+    ...createDepthRecompute(db, publicDepthTolerance),
   };
 }
 
