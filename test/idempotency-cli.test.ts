@@ -145,6 +145,23 @@ describe("trading-reports submit with a lost answer", () => {
     const stored = await send(data).result;
     expect(stored).toMatchObject({ created: 2, failedBatches: [], replayedBatches: 0 });
   });
+
+  it("answers a dry run rerun anew: the reports changed since the first", async () => {
+    const data = records(2);
+    expect(await send(data, { dryRun: true }).result).toMatchObject({ created: 2, updated: 0 });
+    expect(await send(data).result).toMatchObject({ created: 2, replayedBatches: 0 });
+    // Replayed, the first dry run's answer would say both would be created.
+    const again = await send(data, { dryRun: true }).result;
+    expect(again).toMatchObject({ created: 0, updated: 2, replayedBatches: 0 });
+  });
+
+  it("still replays a dry run's batch to its own retry, after the answer was lost", async () => {
+    const data = records(2);
+    proxy.dropNextAnswers(1);
+    const { result, retries } = send(data, { dryRun: true });
+    expect(await result).toMatchObject({ created: 2, failedBatches: [], replayedBatches: 1 });
+    expect(retries).toHaveLength(1);
+  });
 });
 
 describe("trading-reports submit while a batch's Idempotency-Key is in flight", () => {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
   createReportsClient,
@@ -9,6 +8,7 @@ import {
 import { unlistedProblems } from "../../domain/errors.js";
 import { retryAfterMs, retrying } from "../../retry.js";
 import { batchJson } from "./batch-json.js";
+import { batchIdempotencyKey, withRunKeys } from "./batch-keys.js";
 import { batchRetryDelays } from "./retry-delays.js";
 import {
   BATCH_LIMITS,
@@ -46,7 +46,8 @@ type Attempt =
  * Sends the records in sequential batches (the service stores each batch atomically) and
  * maps the service's problems back to input record indexes.
  */
-export async function submitBatches(options: SubmitBatchesOptions): Promise<SubmitResult> {
+export async function submitBatches(submitted: SubmitBatchesOptions): Promise<SubmitResult> {
+  const options = withRunKeys(submitted);
   const limit = BATCH_LIMITS[options.version];
   const batchSize = options.batchSize ?? limit;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > limit) {
@@ -212,22 +213,6 @@ function isRetryable(attempt: Attempt): boolean {
   // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.
   const { status } = attempt;
   return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/**
- * One Idempotency-Key per batch, derived from what the request is (API version, dry run, the
- * records as sent), so that a batch retried after a timeout, or sent again by a rerun within
- * 24 hours, is answered from the service's kept 201 and never applied twice. A salt
- * (`--fresh-keys`) limits that to the retries of one run.
- */
-function batchIdempotencyKey(
-  options: { version: string; dryRun: boolean; keySalt?: string },
-  records: readonly unknown[],
-): string {
-  const digest = createHash("sha256")
-    .update(`${options.keySalt ?? ""}\n${JSON.stringify({ data: records })}`)
-    .digest("hex");
-  return `trs-${options.version}-${options.dryRun ? "dry-run" : "store"}-${digest}`;
 }
 
 function describeFailure(attempt: Attempt): string {
