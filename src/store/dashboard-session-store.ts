@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { SessionTimes } from "../domain/dashboard-session.js";
-import { type ApiKeyOwner, selectApiKeyOwners, toApiKeyOwner } from "./organization-store.js";
+import { type ApiKeyOwner, selectApiKeyOwners, toApiKeyOwner } from "./api-key-owners.js";
 import type { Tables } from "./tables.js";
 
 export type StoredSession = SessionTimes & { key: ApiKeyOwner; organizationName: string };

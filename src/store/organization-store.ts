@@ -1,24 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
-import type { OrganizationKind } from "../domain/caller.js";
+import type { Kysely } from "kysely";
 import type { SubmissionType } from "../domain/report.js";
+import { type ApiKeyRecord, apiKeyColumns, apiKeyOwnerByHash } from "./api-key-owners.js";
 import { organizationProfileQueries } from "./organization-profiles.js";
 import type { Tables } from "./tables.js";
 
-export type ApiKeyRecord = {
-  id: string;
-  organizationId: string;
-  prefix: string;
-  label: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-};
-
-/** `lastWriteLsn`: where the key's last write committed on the primary (read-router.ts). */
-export type ApiKeyOwner = ApiKeyRecord & { kind: OrganizationKind; coins: string[] } & {
-  lastWriteLsn: string | null;
-};
+export type { ApiKeyOwner, ApiKeyRecord } from "./api-key-owners.js";
 
 export type Engagement = {
   id: string;
@@ -29,16 +16,6 @@ export type Engagement = {
   until: string | null;
 };
 
-const apiKeyColumns = [
-  "id",
-  "organization_id as organizationId",
-  "prefix",
-  "label",
-  "created_at as createdAt",
-  "revoked_at as revokedAt",
-  "last_used_at as lastUsedAt",
-] as const;
-
 const engagementColumns = [
   "id",
   "organization_id as organizationId",
@@ -48,43 +25,11 @@ const engagementColumns = [
   "until",
 ] as const;
 
-/** Keys with their organization's kind and (for a project) coins: who a key acts for. */
-export function selectApiKeyOwners(db: Kysely<Tables>) {
-  return db
-    .selectFrom("api_keys")
-    .innerJoin("organizations", "organizations.id", "api_keys.organization_id")
-    .select(apiKeyColumns.map((c) => `api_keys.${c}` as const))
-    .select("organizations.kind")
-    .select(sql<string | null>`api_keys.last_write_lsn::text`.as("lastWriteLsn"))
-    .select((eb) =>
-      eb
-        .selectFrom("organization_coins")
-        .select(
-          sql<string[]>`coalesce(array_agg(base_coin_id order by base_coin_id), '{}')`.as("coins"),
-        )
-        .whereRef("organization_coins.organization_id", "=", "api_keys.organization_id")
-        .as("coins"),
-    );
-}
-
-type OwnerRow = Omit<ApiKeyOwner, "kind" | "coins"> & { kind: string; coins: string[] | null };
-export const toApiKeyOwner = (row: OwnerRow): ApiKeyOwner => ({
-  ...row,
-  kind: row.kind as OrganizationKind,
-  coins: row.coins ?? [],
-});
-
 export function createOrganizationStore(db: Kysely<Tables>) {
   return {
     ...organizationProfileQueries(db),
 
-    /** A key by its hash, with its organization's kind and (for a project) coins. */
-    async findApiKeyByHash(hash: string): Promise<ApiKeyOwner | undefined> {
-      const row = await selectApiKeyOwners(db)
-        .where("api_keys.key_hash", "=", hash)
-        .executeTakeFirst();
-      return row === undefined ? undefined : toApiKeyOwner(row);
-    },
+    findApiKeyByHash: apiKeyOwnerByHash(db),
 
     /** Records use at most once a minute per key, to keep a write off most requests. */
     async touchApiKey(id: string, now: Date): Promise<void> {
