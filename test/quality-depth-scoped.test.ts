@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXCEEDS_PUBLIC_DEPTH_BIT, type MarketDay } from "../src/domain/quality.js";
 import { recomputePublicDepthFlags } from "../src/services/quality-recompute.js";
 import type { Stores } from "../src/store/stores.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -43,11 +44,42 @@ async function idsOn(date: string, baseCoinId = "chainlink"): Promise<number[]> 
   return r.rows.map((row) => Number(row.id));
 }
 
-async function flagsOf(ids: number[]): Promise<number[]> {
+/** Whether each report (by id order) has `exceeds_public_depth`. */
+async function exceeding(ids: number[]): Promise<boolean[]> {
   const r = await sql<{ flags: number }>`
     select quality_flags as flags from reports where id = any(${ids.map(String)}::bigint[])
     order by id`.execute(t.database.db);
-  return r.rows.map((row) => row.flags);
+  return r.rows.map((row) => (row.flags & EXCEEDS_PUBLIC_DEPTH_BIT) !== 0);
+}
+
+/** Stores a day's snapshot without recomputing, and without leaving the day pending. */
+async function recordDepth(date: string): Promise<MarketDay[]> {
+  const depth = t.database.stores.qualityDepth;
+  const days = await depth.record([
+    {
+      exchangeId: "binance",
+      baseCoinId: "chainlink",
+      instrumentType: "spot",
+      quoteSymbol: "USDT",
+      quoteCoinId: "tether",
+      date,
+      takenAt: new Date(`${date}T10:00:00Z`),
+      costToMoveUpUsd: 9000,
+      costToMoveDownUsd: 5000,
+      bidAskSpreadPercentage: null,
+      volumeUsd: null,
+      source: "fixture",
+    },
+  ]);
+  await depth.clearPendingRecomputes(await depth.pendingRecomputes());
+  return days;
+}
+
+async function organizationCount(): Promise<number> {
+  const r = await sql<{ n: number }>`select count(*)::int as n from organizations`.execute(
+    t.database.db,
+  );
+  return r.rows[0]?.n ?? 0;
 }
 
 const below = (date: string) =>
@@ -66,48 +98,59 @@ describe("a depth load's recomputation", () => {
     ]);
     await submitAll(t, KEYS.globex, [withDepth200("2025-05-01", 6000)]);
     const day = await idsOn("2025-05-01");
+    const otherDay = await idsOn("2025-05-02");
     expect(day).toHaveLength(2);
+    expect(await exceeding(day)).toEqual([false, false]);
+    // A stale flag on another day: recomputed, it would be cleared (that day has no depth).
+    await sql`update reports set quality_flags = quality_flags | ${EXCEEDS_PUBLIC_DEPTH_BIT}
+      where id = any(${otherDay.map(String)}::bigint[])`.execute(t.database.db);
 
     const { stores, calls } = watched(t.database.stores);
     await loadDepthSnapshots(stores, [below("2025-05-01")]);
 
     expect(calls).toEqual({ ranges: 0, reports: [day] });
-    expect((await flagsOf(day)).every((flags) => flags !== 0)).toBe(true);
-    expect(await flagsOf(await idsOn("2025-05-01", "uniswap"))).toEqual([0]);
-    expect(await flagsOf(await idsOn("2025-05-02"))).toEqual([0]);
+    expect(await exceeding(day)).toEqual([true, true]);
+    expect(await exceeding(otherDay)).toEqual([true]);
+    expect(await exceeding(await idsOn("2025-05-01", "uniswap"))).toEqual([false]);
   });
 
   it("walks the table when the market-days would take more index probes than allowed", async () => {
     await submitAll(t, KEYS.acme, [withDepth200("2025-05-10", 6000)]);
     await submitAll(t, KEYS.globex, [withDepth200("2025-05-10", 6000)]);
-    const [snapshot] = await t.database.stores.qualityDepth.record([
-      {
-        exchangeId: "binance",
-        baseCoinId: "chainlink",
-        instrumentType: "spot",
-        quoteSymbol: "USDT",
-        quoteCoinId: "tether",
-        date: "2025-05-10",
-        takenAt: new Date("2025-05-10T10:00:00Z"),
-        costToMoveUpUsd: 9000,
-        costToMoveDownUsd: 5000,
-        bidAskSpreadPercentage: null,
-        volumeUsd: null,
-        source: "fixture",
-      },
-    ]);
-    expect(snapshot).toBeDefined();
+    const days = await recordDepth("2025-05-10");
+    expect(days).toHaveLength(1);
 
     const { stores, calls } = watched(t.database.stores);
-    // Two organizations and one market-day are two probes: one allowed is too few.
-    const result = await recomputePublicDepthFlags(stores, {
-      days: snapshot ? [snapshot] : [],
-      maxProbes: 1,
-    });
+    // Every organization is a probe for the one market-day: one fewer is too few.
+    const maxScoped = (await organizationCount()) - 1;
+    const result = await recomputePublicDepthFlags(stores, { days, maxScoped });
 
     expect(calls.reports).toEqual([]);
     expect(calls.ranges).toBeGreaterThan(0);
     expect(result.changed).toBe(2);
-    expect((await flagsOf(await idsOn("2025-05-10"))).every((flags) => flags !== 0)).toBe(true);
+    expect(await exceeding(await idsOn("2025-05-10"))).toEqual([true, true]);
+  });
+
+  it("walks the table when the probes would find more reports than allowed", async () => {
+    // One market-day, whatever the quote: acme's three quotes and globex's one are four reports.
+    const quotes = ["tether", "usd-coin", "bitcoin"];
+    await submitAll(
+      t,
+      KEYS.acme,
+      quotes.map((quoteCoinId) => ({ ...withDepth200("2025-05-20", 6000), quoteCoinId })),
+    );
+    await submitAll(t, KEYS.globex, [withDepth200("2025-05-20", 6000)]);
+    const days = await recordDepth("2025-05-20");
+    const organizations = await organizationCount();
+    expect(organizations).toBeLessThan(4);
+
+    const { stores, calls } = watched(t.database.stores);
+    // As many as the probes: the four reports they find are too many.
+    const result = await recomputePublicDepthFlags(stores, { days, maxScoped: organizations });
+
+    expect(calls.reports).toEqual([]);
+    expect(calls.ranges).toBeGreaterThan(0);
+    // The snapshot is of the tether market: the other quotes have no public depth.
+    expect(result.changed).toBe(2);
   });
 });

@@ -16,13 +16,13 @@ const MAX_BATCH = 100_000;
  */
 const WALKERS = 2;
 /**
- * A load's market-days are recomputed through the key indexes, one probe per organization and
- * market-day, while there are no more probes than a tenth of the reports (a probe costs a few
- * µs, the walk about half a µs a report: 5 s at 10 M), or than MIN_PROBES; beyond, the
- * reports are walked by id.
+ * A load's market-days are recomputed through the key indexes (one probe per organization and
+ * market-day) while the probes, and the reports they find, are each at most a tenth of the
+ * reports, or MIN_SCOPED: a probe, or a report recomputed by id, costs a few µs, the walk about
+ * half a µs a report (4.3 s at 10 M). Beyond, the reports are walked by id.
  */
-const REPORTS_PER_PROBE = 10;
-const MIN_PROBES = 1_000;
+const WALKED_PER_SCOPED = 10;
+const MIN_SCOPED = 1_000;
 /** Reports found through the indexes are recomputed this many to a statement. */
 const REPORTS_PER_STATEMENT = 2_000;
 
@@ -32,7 +32,8 @@ type RecomputeOptions = {
   days?: MarketDay[];
   targetMs?: number;
   walkers?: number;
-  maxProbes?: number;
+  /** The most probes, and reports found by them, before walking instead. */
+  maxScoped?: number;
 };
 
 /**
@@ -51,8 +52,8 @@ export async function recomputePublicDepthFlags(
   const range = await stores.qualityDepth.reportIdRange();
   if (range === undefined) return { changed: 0, batches: 0 };
   const reports = range.max - range.min + 1;
-  const maxProbes = options.maxProbes ?? Math.max(MIN_PROBES, reports / REPORTS_PER_PROBE);
-  const ids = await stores.qualityDepth.reportIdsOfDays(options.days, maxProbes);
+  const max = options.maxScoped ?? Math.max(MIN_SCOPED, reports / WALKED_PER_SCOPED);
+  const ids = await stores.qualityDepth.reportIdsOfDays(options.days, max);
   if (ids === undefined) return walkReports(stores, options);
   const result = { changed: 0, batches: 0 };
   for (let i = 0; i < ids.length; i += REPORTS_PER_STATEMENT) {

@@ -50,20 +50,25 @@ export function createDepthRecompute(db: Kysely<Tables>, publicDepthTolerance: n
 
     /**
      * The ids of the reports on the given market-days (whatever their quote), or undefined
-     * when finding them would take more than `maxProbes` index probes (one per organization
-     * and market-day): the caller walks the table instead.
+     * when finding them would take more than `max` index probes (one per organization and
+     * market-day) or they are more than `max` reports: the caller walks the table instead.
      */
-    async reportIdsOfDays(days: MarketDay[], maxProbes: number): Promise<number[] | undefined> {
+    async reportIdsOfDays(days: MarketDay[], max: number): Promise<number[] | undefined> {
+      const distinct = distinctMarketDays(days);
       const organizations = await sql<{ n: number }>`
         select count(*)::int as n from organizations`.execute(db);
-      if ((organizations.rows[0]?.n ?? 0) * days.length > maxProbes) return undefined;
+      if ((organizations.rows[0]?.n ?? 0) * distinct.length > max) return undefined;
+      // A report has one organization and one market-day: no id comes twice, so the scan
+      // stops at the limit.
       const r = await sql<{ id: string }>`
-        select distinct r.id::text as id
+        select r.id::text as id
         from organizations o
-        cross join ${marketDayRows(days)}
+        cross join ${marketDayRows(distinct)}
         join reports r on r.organization_id = o.id and r.date = g.date
           and r.exchange_id = g.exchange_id and r.base_coin_id = g.base_coin_id
-          and r.instrument_type = g.instrument_type`.execute(db);
+          and r.instrument_type = g.instrument_type
+        limit ${Math.floor(max) + 1}`.execute(db);
+      if (r.rows.length > max) return undefined;
       return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
     },
 
@@ -109,13 +114,15 @@ function recomputeStatement(publicDepthTolerance: number) {
 
 type Statement = ReturnType<ReturnType<typeof recomputeStatement>>;
 
+/** The market-days once each, whatever their quote. */
+function distinctMarketDays(days: MarketDay[]): MarketDay[] {
+  const key = (d: MarketDay) => `${d.exchangeId}\n${d.baseCoinId}\n${d.instrumentType}\n${d.date}`;
+  return [...new Map(days.map((d) => [key(d), d])).values()];
+}
+
 /** `g(exchange_id, base_coin_id, instrument_type, date)`: one row a distinct market-day. */
 function marketDayRows(days: MarketDay[]) {
-  const distinct = [
-    ...new Map(
-      days.map((d) => [`${d.exchangeId}\n${d.baseCoinId}\n${d.instrumentType}\n${d.date}`, d]),
-    ).values(),
-  ];
+  const distinct = distinctMarketDays(days);
   const col = <T>(f: (d: MarketDay) => T) => distinct.map(f);
   return sql`unnest(${col((d) => d.exchangeId)}::text[], ${col((d) => d.baseCoinId)}::text[],
     ${col((d) => d.instrumentType)}::text[], ${col((d) => d.date)}::date[])
