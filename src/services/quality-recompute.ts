@@ -54,7 +54,7 @@ export async function recomputePublicDepthFlags(
   const reports = range.max - range.min + 1;
   const max = options.maxScoped ?? Math.max(MIN_SCOPED, reports / WALKED_PER_SCOPED);
   const ids = await stores.qualityDepth.reportIdsOfDays(options.days, max);
-  if (ids === undefined) return walkReports(stores, options);
+  if (ids === undefined) return walkReports(stores, options, range);
   const result = { changed: 0, batches: 0 };
   for (let i = 0; i < ids.length; i += REPORTS_PER_STATEMENT) {
     result.changed += await stores.qualityDepth.recomputeReports(
@@ -72,8 +72,9 @@ export async function recomputePublicDepthFlags(
 async function walkReports(
   stores: Pick<Stores, "qualityDepth">,
   options: RecomputeOptions,
+  idRange?: { min: number; max: number },
 ): Promise<RecomputeResult> {
-  const range = await stores.qualityDepth.reportIdRange();
+  const range = idRange ?? (await stores.qualityDepth.reportIdRange());
   const result = { changed: 0, batches: 0 };
   if (range === undefined) return result;
   let next = range.min;

@@ -120,10 +120,9 @@ function distinctMarketDays(days: MarketDay[]): MarketDay[] {
   return [...new Map(days.map((d) => [key(d), d])).values()];
 }
 
-/** `g(exchange_id, base_coin_id, instrument_type, date)`: one row a distinct market-day. */
+/** `g(exchange_id, base_coin_id, instrument_type, date)`: one row a market-day. */
 function marketDayRows(days: MarketDay[]) {
-  const distinct = distinctMarketDays(days);
-  const col = <T>(f: (d: MarketDay) => T) => distinct.map(f);
+  const col = <T>(f: (d: MarketDay) => T) => days.map(f);
   return sql`unnest(${col((d) => d.exchangeId)}::text[], ${col((d) => d.baseCoinId)}::text[],
     ${col((d) => d.instrumentType)}::text[], ${col((d) => d.date)}::date[])
     as g(exchange_id, base_coin_id, instrument_type, date)`;
