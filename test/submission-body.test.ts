@@ -111,6 +111,32 @@ describe("the shape of the body", () => {
     expect(listed.map((r) => r.quoteCoinSymbol).sort()).toEqual(["É", "Ÿ"]);
   });
 
+  it("a body over 120 KiB, read in pieces, reads as it would whole: every record, as sent", async () => {
+    const data = records(300, 2).map((record, i) =>
+      i === 150 ? { ...record, quoteCoinId: undefined, quoteCoinSymbol: "é" } : record,
+    );
+    // Unknown fields are ignored, and a "__proto__" key is dropped, in any piece.
+    const oddFields = '"note":"},{\\"date\\":1},","__proto__":{"x":1},';
+    const texts = data.map((record, i) =>
+      JSON.stringify(record).replace("{", [0, 1, 150].includes(i) ? `{${oddFields}` : "{"),
+    );
+    const body = `{"data":[${texts.join(",")}]}`;
+    expect(Buffer.byteLength(body)).toBeGreaterThan(120 * 1024);
+    const malformed = `${body.slice(0, -2)},]}`;
+    const before = await rowCounts(t);
+    expect(problemsOf(await submit(t, 2, malformed))).toEqual([{ message: "Malformed JSON body" }]);
+    expect(await rowCounts(t)).toEqual(before);
+
+    const response = await submit(t, 2, body);
+    expect(response.json()).toEqual({ createdCount: 300, updatedCount: 0 });
+    const listed = await listReports(t, {
+      dateGte: "2010-01-01",
+      dateLte: dayAfter("2010-01-01", 299),
+    });
+    expect(listed).toHaveLength(300);
+    expect(listed.filter((r) => r.quoteCoinSymbol === "É")).toHaveLength(1);
+  });
+
   it("an empty body labelled JSON is malformed JSON too", async () => {
     for (const version of [1, 2] as const) {
       const response = await submit(t, version, "", {

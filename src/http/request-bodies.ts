@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingHttpHeaders } from "node:http";
-import { errorCodes, type FastifyInstance } from "fastify";
+import { errorCodes, type FastifyInstance, type FastifyRequest } from "fastify";
+import { LARGE_BODY_BYTES, parseDataArrayInPieces } from "./json-pieces.js";
 
 /**
  * JSON bodies only, and in UTF-8 (RFC 8259). Decoded as text, a byte that is not would become
@@ -18,8 +19,21 @@ export function acceptUtf8JsonOnly(app: FastifyInstance): void {
       return done(new UnsupportedContentEncoding());
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+    if (bytes.length > LARGE_BODY_BYTES) {
+      const parsed = parseDataArrayInPieces(bytes, (text) => parsedOrUndefined(request, text));
+      if (parsed !== undefined) return done(null, parsed);
+    }
     return parseJson(request, bytes.toString("utf8"), done);
   });
+
+  /** The same parser on a piece of a body: its value, or undefined where it would refuse. */
+  function parsedOrUndefined(request: FastifyRequest, text: string): unknown {
+    let parsed: unknown;
+    parseJson(request, text, (error, value) => {
+      if (error === null) parsed = value;
+    });
+    return parsed;
+  }
 }
 
 /**
