@@ -1,6 +1,8 @@
 import fc from "fast-check";
+import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import { parseDataArrayInPieces } from "../src/http/json-pieces.js";
+import { acceptUtf8JsonOnly } from "../src/http/request-bodies.js";
 
 const parseOrUndefined = (text: string): unknown => {
   try {
@@ -92,5 +94,72 @@ describe("a body parsed in pieces", () => {
   it("leaves a cut that would fall inside a string or a nested value to the whole parse", () => {
     expect(inPieces('{"data":[{"a":1},{"b":"},{"},{"c":3}]}', 1)).toBeUndefined();
     expect(inPieces('{"data":[{"a":1},{"b":[{"x":1},{"y":2}]}]}', 1)).toBeUndefined();
+  });
+
+  it("drops __proto__ and constructor.prototype keys as the server's parser does on the whole body", () => {
+    const serverParser = Fastify().getDefaultJsonParser("remove", "remove");
+    const parse = (text: string): unknown => {
+      let parsed: unknown;
+      serverParser({} as never, text, (error, value) => {
+        if (error === null) parsed = value;
+      });
+      return parsed;
+    };
+    const poisoned = fc.constantFrom(
+      '{"__proto__":{"x":1},"a":1}',
+      '{"\\u005f_proto__":{"x":1}}',
+      '{"constructor":{"prototype":{"x":1}},"b":2}',
+      '{"constructor":{"other":1}}',
+      '{"a":[{"__proto__":{"y":2}}]}',
+      '{"note":"},{\\"__proto__\\":1},"}',
+      '{"c":3}',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(poisoned, { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 60 }),
+        (elements, pieceBytes) => {
+          const body = `{"data":[${elements.join(",")}]}`;
+          const whole = parse(body) as { data: object[] };
+          const pieces = parseDataArrayInPieces(Buffer.from(body), parse, pieceBytes);
+          if (pieces === undefined) return;
+          expect(pieces).toEqual(whole);
+          const ownProto = (elements: object[]) =>
+            elements.map((e) => Object.hasOwn(e, "__proto__"));
+          expect(ownProto(pieces.data as object[])).toEqual(ownProto(whole.data));
+        },
+      ),
+      { numRuns: 500 },
+    );
+    const body = '{"data":[{"__proto__":1,"a":1},{"constructor":{"prototype":1}}]}';
+    const pieces = parseDataArrayInPieces(Buffer.from(body), parse, 1);
+    expect(pieces).toEqual({ data: [{ a: 1 }, {}] });
+    expect(Object.hasOwn(pieces?.data[0] as object, "__proto__")).toBe(false);
+  });
+
+  it("keeps elements that are arrays as arrays, whatever the number of pieces", () => {
+    const body = '{"data":[[1,[2]],{"a":1},[3],{"b":[4]},[]]}';
+    for (const pieceBytes of [1, 5, 1000])
+      expect(inPieces(body, pieceBytes)).toEqual(JSON.parse(body));
+  });
+
+  it("a server body over 120 KiB drops every __proto__ key, in whichever piece it falls", async () => {
+    const app = Fastify();
+    acceptUtf8JsonOnly(app);
+    app.post("/echo", async (request) =>
+      (request.body as { data: object[] }).data.map((e) => Object.hasOwn(e, "__proto__")),
+    );
+    const padding = "x".repeat(600);
+    const elements = Array.from({ length: 400 }, (_, i) => `{"__proto__":${i},"p":"${padding}"}`);
+    const payload = `{"data":[${elements.join(",")}]}`;
+    expect(payload.length).toBeGreaterThan(120 * 1024);
+    const response = await app.inject({
+      method: "POST",
+      url: "/echo",
+      headers: { "content-type": "application/json" },
+      payload,
+    });
+    expect(response.json()).toEqual(elements.map(() => false));
+    await app.close();
   });
 });

@@ -6,10 +6,12 @@
  * pieces under that size, the same bytes take 30 µs.
  */
 export const LARGE_BODY_BYTES = 120 * 1024;
-const PIECE_BYTES = 64 * 1024;
+// Text above U+00FF takes two bytes a character in V8: 48 KiB of it, plus the record that
+// ends a piece, stays a regular string.
+const PIECE_BYTES = 48 * 1024;
 
 const DATA_ARRAY_PREFIX = Buffer.from('{"data":[');
-const ELEMENT_END = Buffer.from("},");
+const OBJECT_END_THEN_COMMA = Buffer.from("},");
 const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 
@@ -35,17 +37,20 @@ export function parseDataArrayInPieces(
 ): { data: unknown[] } | undefined {
   const close = closingBracketOfData(bytes);
   if (close === undefined) return undefined;
-  const data: unknown[] = [];
+  const pieces: unknown[][] = [];
   let start = DATA_ARRAY_PREFIX.length;
   while (start <= close) {
-    const found = start + pieceBytes < close ? bytes.indexOf(ELEMENT_END, start + pieceBytes) : -1;
-    const end = found === -1 || found > close ? close : found + 1;
+    // Nothing after `close` but `}` and whitespace: a `},` found is within the array.
+    const found =
+      start + pieceBytes < close ? bytes.indexOf(OBJECT_END_THEN_COMMA, start + pieceBytes) : -1;
+    const end = found === -1 ? close : found + 1;
     const elements = parsePiece(`[${bytes.toString("utf8", start, end)}]`);
     if (!Array.isArray(elements) || elements.length === 0) return undefined;
-    for (const element of elements) data.push(element);
+    pieces.push(elements);
     start = end + 1;
   }
-  return { data };
+  // One copy of the elements, not a push each: a body of tiny elements has hundreds of thousands.
+  return { data: ([] as unknown[]).concat(...pieces) };
 }
 
 /** Where the `]` of `{"data":[…]}` is, or undefined when the body does not have that form. */

@@ -26,7 +26,11 @@ export function acceptUtf8JsonOnly(app: FastifyInstance): void {
     return parseJson(request, bytes.toString("utf8"), done);
   });
 
-  /** The same parser on a piece of a body: its value, or undefined where it would refuse. */
+  /**
+   * The same parser on a piece of a body: its value, or undefined where it would refuse. It
+   * answers before returning; were it ever to answer later, every piece would read as refused
+   * and the whole body be parsed, as before.
+   */
   function parsedOrUndefined(request: FastifyRequest, text: string): unknown {
     let parsed: unknown;
     parseJson(request, text, (error, value) => {
