@@ -137,6 +137,19 @@ describe("the shape of the body", () => {
     expect(listed.filter((r) => r.quoteCoinSymbol === "É")).toHaveLength(1);
   });
 
+  it("a hostile body of 600,000 tiny records is refused whole, malformed or not, and stores nothing", async () => {
+    const tiny = Array.from({ length: 600_000 }, () => "{}").join(",");
+    const before = await rowCounts(t);
+    // Every piece parses but the last: the pieces are given up and the whole body refused.
+    const malformed = await submit(t, 2, `{"data":[${tiny},]}`);
+    expect(problemsOf(malformed)).toEqual([{ message: "Malformed JSON body" }]);
+    const tooMany = await submit(t, 2, `{"data":[${tiny}]}`);
+    expect(problemsOf(tooMany)).toEqual([
+      { path: "data", message: "Array must contain at most 300 element(s)" },
+    ]);
+    expect(await rowCounts(t)).toEqual(before);
+  });
+
   it("an empty body labelled JSON is malformed JSON too", async () => {
     for (const version of [1, 2] as const) {
       const response = await submit(t, version, "", {
