@@ -15,7 +15,7 @@ import pg from "pg";
 
 const run = promisify(execFile);
 const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
-const PGBOUNCER = process.env.PGBOUNCER ?? "/usr/sbin/pgbouncer";
+export const PGBOUNCER = process.env.PGBOUNCER ?? "/usr/sbin/pgbouncer";
 
 /**
  * A throwaway PostgreSQL primary, optionally a streaming replica (pg_basebackup) and PgBouncer
