@@ -52,6 +52,26 @@ describe("plausibility flags of hand-built records", () => {
     expect(flagsOf({ bidAskDepth100: 10202 })).toEqual(["total_depth_mismatch"]);
   });
 
+  it("compares a total with sides whose sum passes the largest double", () => {
+    const sides = (depth: number) =>
+      Object.fromEntries(
+        [50, 100, 200].flatMap((band) => [
+          [`bidDepth${band}`, depth],
+          [`askDepth${band}`, depth],
+        ]),
+      );
+    const totals = (depth: number) => ({
+      bidAskDepth50: depth,
+      bidAskDepth100: depth,
+      bidAskDepth200: depth,
+    });
+    // 1e308 + 1e308 is past Number.MAX_VALUE: a total of 1e308 is half of it.
+    expect(flagsOf({ ...sides(1e308), ...totals(1e308) })).toEqual(["total_depth_mismatch"]);
+    // 0.9e308 + 0.9e308 = 1.8e308; the largest double (1.7977e308) is within 1 % of it.
+    expect(flagsOf({ ...sides(0.9e308), ...totals(Number.MAX_VALUE) })).toEqual([]);
+    expect(flagsOf({ ...sides(0.9e308), ...totals(1.7e308) })).toEqual(["total_depth_mismatch"]);
+  });
+
   it("flags maker volume at the top of the book above all maker volume", () => {
     expect(flagsOf({ orderFillVolumeMakerTob: 50000 })).toEqual([]);
     expect(flagsOf({ orderFillVolumeMakerTob: 50001 })).toEqual(["maker_tob_exceeds_maker"]);

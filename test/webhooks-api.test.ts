@@ -343,6 +343,7 @@ describe("bad subscriptions are 400s and store nothing", () => {
     ["empty events", { url: PUBLIC_URL, events: [] }, "events"],
     ["unknown event", { url: PUBLIC_URL, events: ["report.eaten"] }, "events.0"],
     ["a url that is none", { url: "not a url", events: ["*"] }, "url"],
+    ["a url on port 0", { url: "https://93.184.215.14:0/hook", events: ["*"] }, "url"],
     [
       "a description too long",
       { url: PUBLIC_URL, events: ["*"], description: "x".repeat(501) },

@@ -122,5 +122,7 @@ export function urlProblem(url: string, allowInsecure: boolean): string | null {
     return allowInsecure ? "URL must be http(s)" : "URL must use https";
   if (parsed.username !== "" || parsed.password !== "") return "URL must not contain credentials";
   if (parsed.hash !== "") return "URL must not contain a fragment";
+  // Nothing listens on port 0: every delivery to it would fail.
+  if (parsed.port === "0") return "URL must not use port 0";
   return null;
 }
