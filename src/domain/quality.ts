@@ -59,11 +59,15 @@ function depthNotMonotonic(metrics: Metrics, omitted: readonly MetricKey[]): boo
 function totalDepthMismatch(metrics: Metrics, omitted: readonly MetricKey[]): boolean {
   return TOTAL_BANDS.some(({ bid, ask, total }) => {
     if (omitted.length > 0 && [bid, ask, total].some((key) => omitted.includes(key))) return false;
+    let sides = metrics[bid] + metrics[ask];
+    let stated = metrics[total];
     // Two finite depths may sum past the largest double: compare halves then (exact for
     // numbers that large), or an infinite sum would never differ by more than 1 % of itself.
-    const scale = Number.isFinite(metrics[bid] + metrics[ask]) ? 1 : 0.5;
-    const sides = metrics[bid] * scale + metrics[ask] * scale;
-    return Math.abs(metrics[total] * scale - sides) > TOTAL_DEPTH_TOLERANCE * sides;
+    if (sides === Number.POSITIVE_INFINITY) {
+      sides = metrics[bid] / 2 + metrics[ask] / 2;
+      stated /= 2;
+    }
+    return Math.abs(stated - sides) > TOTAL_DEPTH_TOLERANCE * sides;
   });
 }
 
