@@ -120,6 +120,16 @@ describe("scorecard query errors (400, the parameter as path)", () => {
     });
     expect(response.statusCode).toBe(200);
   });
+
+  it("starts the default range no earlier than 2000-01-01", async () => {
+    const response = await w.t.request({
+      method: "GET",
+      url: "/api/v1/scorecards?dateLte=2000-01-10",
+      key: KEYS.operator,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ dateGte: "2000-01-01", dateLte: "2000-01-10" });
+  });
 });
 
 describe("REPORT_DEADLINE_UTC", () => {

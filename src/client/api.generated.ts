@@ -2740,7 +2740,7 @@ export interface operations {
                 baseCoinId?: string;
                 /** @description Only this market maker's obligations (within the caller's scope) */
                 organizationId?: string;
-                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte */
+                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte, not before 2000-01-01 */
                 dateGte?: string;
                 /** @description Last day (YYYY-MM-DD, 2000-01-01 to 9998-12-31), at most 366 days after dateGte. Default: yesterday (UTC) */
                 dateLte?: string;
@@ -2999,7 +2999,7 @@ export interface operations {
                 baseCoinId?: string;
                 /** @description Only this market maker's obligations (within the caller's scope) */
                 organizationId?: string;
-                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte */
+                /** @description First day (YYYY-MM-DD, 2000-01-01 to 9998-12-31). Default: 29 days before dateLte, not before 2000-01-01 */
                 dateGte?: string;
                 /** @description Last day (YYYY-MM-DD, 2000-01-01 to 9998-12-31), at most 366 days after dateGte. Default: yesterday (UTC) */
                 dateLte?: string;

@@ -36,7 +36,7 @@ export const scorecardQuerySchema = z.object({
     example: "helios-liquidity",
   }),
   dateGte: scorecardDate.optional().meta({
-    description: `First day (YYYY-MM-DD, ${EARLIEST_DATE} to ${LATEST_SCORECARD_DATE}). Default: ${DEFAULT_SCORECARD_DAYS - 1} days before dateLte`,
+    description: `First day (YYYY-MM-DD, ${EARLIEST_DATE} to ${LATEST_SCORECARD_DATE}). Default: ${DEFAULT_SCORECARD_DAYS - 1} days before dateLte, not before ${EARLIEST_DATE}`,
     example: "2026-10-24",
   }),
   dateLte: scorecardDate.optional().meta({

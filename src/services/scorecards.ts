@@ -1,5 +1,5 @@
 import type { ReadScope } from "../domain/caller.js";
-import { addDays, utcDate } from "../domain/dates.js";
+import { addDays, EARLIEST_DATE, utcDate } from "../domain/dates.js";
 import { ValidationError } from "../domain/errors.js";
 import {
   type DailyScorecardsResponse,
@@ -22,12 +22,14 @@ export type ScorecardDeps = Pick<Stores, "scorecards"> & {
 export const DEFAULT_REPORT_DEADLINE_UTC = "12:00";
 
 const DAY_MS = 86_400_000;
+const latest = (a: string, b: string) => (a > b ? a : b);
 const daysBetween = (from: string, to: string) =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
 
 /**
  * The range a query covers: `dateLte` defaults to yesterday (UTC), `dateGte` to 29 days
- * before `dateLte` (so the default is the 30 days ending yesterday). A range that runs
+ * before `dateLte` (so the default is the 30 days ending yesterday), never before
+ * EARLIEST_DATE, the first date a caller may name. A range that runs
  * backwards or over MAX_SCORECARD_DAYS is a 400 naming the parameter the caller gave. The
  * dashboard's pages pass limits of their own (a market's charts cover up to two years).
  */
@@ -37,7 +39,8 @@ export function scorecardRange(
   limits = { defaultDays: DEFAULT_SCORECARD_DAYS, maxDays: MAX_SCORECARD_DAYS },
 ): { dateGte: string; dateLte: string } {
   const dateLte = query.dateLte ?? addDays(utcDate(now), -1);
-  const dateGte = query.dateGte ?? addDays(dateLte, -(limits.defaultDays - 1));
+  const dateGte =
+    query.dateGte ?? latest(addDays(dateLte, -(limits.defaultDays - 1)), EARLIEST_DATE);
   const path = query.dateGte !== undefined && query.dateLte === undefined ? "dateGte" : "dateLte";
   if (dateGte > dateLte) {
     throw new ValidationError([
