@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type InjectedSession, injectSignIn } from "./helpers/dashboard.js";
+import { v2Record } from "./helpers/fixture.js";
 import { SCORECARD_KEYS, scorecardWorld, type World } from "./helpers/scorecard-world.js";
 
 /**
@@ -154,5 +155,37 @@ describe("dashboard addresses that name no page", () => {
     expect(String(response?.headers["content-type"])).toMatch(/^text\/html/);
     expect(response?.body).toContain("longer than any id");
     expect(response?.headers["x-frame-options"]).toBe("DENY");
+  });
+});
+
+describe("dashboard addresses of markets whose quote a browser would resolve", () => {
+  it("a quote of '..' or '~.' has a market page its own links reach", async () => {
+    world.setClock(new Date("2025-03-04T13:00:00Z"));
+    const data = ["..", "~.", "~x"].map((symbol) =>
+      v2Record({ date: "2025-02-10", quoteCoinId: null, quoteCoinSymbol: symbol }),
+    );
+    const submitted = await world.t.request({
+      method: "POST",
+      url: "/api/v2/report",
+      key: SCORECARD_KEYS.acme,
+      payload: { data },
+    });
+    expect(submitted.statusCode, submitted.body).toBe(201);
+    const range = "dateGte=2025-02-01&dateLte=2025-02-28";
+    for (const [quote, segment] of [
+      ["..", "~.."],
+      ["~.", "~~."],
+      ["~X", "~X"],
+    ]) {
+      const path = `/app/coins/chainlink/acme/markets/binance/${segment}/spot`;
+      const page = await sessions.acme?.get(`${path}?${range}`);
+      expect(page?.statusCode, path).toBe(200);
+      expect(page?.body).toContain(`binance · ${quote} · spot`);
+      // Its range links lead to itself.
+      expect(page?.body).toContain(`href="${path}?dateGte=`);
+    }
+    // Without the "~", a client resolves the dots (even as %2E%2E): a page outside the market's.
+    const dots = await sessions.acme?.get("/app/coins/chainlink/acme/markets/binance/%2E%2E/spot");
+    expect(dots?.statusCode).toBe(404);
   });
 });

@@ -4,6 +4,7 @@ import { NotFoundError } from "../../../domain/errors.js";
 import { INSTRUMENT_TYPES } from "../../../domain/report.js";
 import { MAX_ID_LENGTH, storableText } from "../../../schemas/text.js";
 import { type Html, html } from "../html.js";
+import { decodeSegment } from "../path-segment.js";
 import { coinPath, makerPath } from "../views/market-links.js";
 
 export const RANGE_PRESETS = [
@@ -14,7 +15,7 @@ export const RANGE_PRESETS = [
 ] as const;
 
 // Text the database can hold (no NUL, no lone surrogate): anything else names no page.
-const id = storableText(MAX_ID_LENGTH);
+const id = storableText(MAX_ID_LENGTH).transform(decodeSegment);
 export const coinParams = z.object({ baseCoinId: id });
 export const makerParams = coinParams.extend({ organizationId: id });
 export const marketParams = makerParams.extend({

@@ -7,8 +7,9 @@ import { zod3Messages } from "../../../schemas/zod-messages.js";
 import type { MarketKey } from "../../../services/dashboard-market.js";
 import { type Html, html } from "../html.js";
 import { formQuery } from "../pages/form-query.js";
+import { encodeSegment } from "../path-segment.js";
 
-const segment = (value: string) => encodeURIComponent(value);
+const segment = encodeSegment;
 
 /** Where the coin, market maker, calendar and market pages live (one place builds them). */
 export const coinPath = (baseCoinId: string) => `/app/coins/${segment(baseCoinId)}`;
