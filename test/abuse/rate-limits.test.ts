@@ -169,6 +169,35 @@ describe("rate limits before and after authentication", () => {
     }
   });
 
+  it("signs in a key that authenticated before from an address that is limited, through either door", async () => {
+    t = await startTestApp();
+    const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
+    const signIn = (key: string) =>
+      app.inject({
+        method: "POST",
+        url: "/app/sign-in",
+        remoteAddress: "127.0.0.7",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        payload: new URLSearchParams({ key }).toString(),
+      });
+    try {
+      expect((await get(KEYS.acme, "127.0.0.7")).statusCode).toBe(200);
+      expect((await signIn(KEYS.globex)).statusCode).toBe(303);
+      for (let i = 0; i < 3; i++) expect((await signIn(`wrong-${i}`)).statusCode).toBe(401);
+      expect((await signIn("wrong-again")).statusCode).toBe(429);
+      // Known through the API, known through the sign-in: both still get a session.
+      for (const key of [KEYS.acme, KEYS.globex]) {
+        const signedIn = await signIn(key);
+        expect(signedIn.statusCode, key).toBe(303);
+        expect(String(signedIn.headers["set-cookie"])).toMatch(/HttpOnly/);
+      }
+      // The key signed in first is spared on the API too.
+      expect((await get(KEYS.globex, "127.0.0.7")).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("forgets a key that authenticated once when it fails later (revoked): it waits like any other", async () => {
     t = await startTestApp();
     const { app, lookups, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });

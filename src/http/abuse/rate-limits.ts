@@ -52,8 +52,10 @@ export type AuthenticationLimits = {
  * A lookup counts as a failure from the moment it starts until it has ended (then it is one,
  * or nothing), so that a burst of guesses sent at once gets no more lookups than guesses sent
  * one after another. Lookups of one key at once count once: a client's first requests with a
- * good key, sent together, are not refused. Lookups in flight are counted per process,
- * failures where `counters` keep them.
+ * good key, sent together, are not refused. A key that authenticated before, through either
+ * door, is never refused for its address's failures (so that the other tenants behind a shared
+ * address keep working and signing in); it is spared until a lookup refuses it. Lookups in
+ * flight are counted per process, failures where `counters` keep them.
  */
 export function authFailureBudget(counters: RateCounters, perMinute: number): AuthFailureBudget {
   const failures = counters("auth-failures", perMinute, MINUTE);
@@ -73,26 +75,32 @@ export function authFailureBudget(counters: RateCounters, perMinute: number): Au
     else keys?.delete(key);
     if (keys?.size === 0) running.delete(address);
   };
+  // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
+  // bounded by the stored keys (and capped).
+  const known = new Set<string>();
   return {
     limit: perMinute,
-    blockedFor: (address) => failures.exhaustedFor(address, running.get(address)?.size ?? 0),
-    async attempt(address, how, lookup) {
+    async attempt(address, key, lookup) {
       // Entered before the first await: requests arriving meanwhile see this one.
-      const ahead = how.key === undefined ? 0 : enter(address, how.key);
+      const ahead = key === undefined ? 0 : enter(address, key);
       try {
-        if (how.checked) {
+        if (key === undefined || !known.has(key)) {
           const blockedForMs = await failures.exhaustedFor(address, ahead);
           if (blockedForMs !== undefined) return { blockedForMs };
         }
         try {
-          return { value: await lookup() };
+          const value = await lookup();
+          if (key !== undefined && known.size < 100_000) known.add(key);
+          return { value };
         } catch (error) {
-          if (how.key !== undefined && error instanceof AuthenticationError)
+          if (key !== undefined && error instanceof AuthenticationError) {
+            known.delete(key);
             await failures.hit(address);
+          }
           throw error;
         }
       } finally {
-        if (how.key !== undefined) leave(address, how.key);
+        if (key !== undefined) leave(address, key);
       }
     },
   };
@@ -100,16 +108,15 @@ export function authFailureBudget(counters: RateCounters, perMinute: number): Au
 
 export type AuthFailureBudget = {
   readonly limit: number;
-  /** When the address may look no key up now: milliseconds to wait; else undefined. */
-  blockedFor(address: string): Promise<number | undefined>;
   /**
    * Runs `lookup` of `key` (its hash; none: a missing key, which costs no lookup) sent from
-   * `address`, unless (when `checked`) the address's budget is used up. A key's lookup holds a
-   * share of the budget while it runs, and fails it when it throws an AuthenticationError.
+   * `address`, unless the address's budget is used up and the key has not authenticated
+   * before. A key's lookup holds a share of the budget while it runs, and fails it when it
+   * throws an AuthenticationError.
    */
   attempt<T>(
     address: string,
-    how: { checked: boolean; key: string | undefined },
+    key: string | undefined,
     lookup: () => Promise<T>,
   ): Promise<{ value: T } | { blockedForMs: number }>;
 };
@@ -122,35 +129,23 @@ export const requestBudgetOf = (caller: Caller): string =>
  * The authentication hook of the API scope, with its two limits:
  * - failed authentications (a key that is unknown or revoked) per client address: once an
  *   address is over its budget, its requests are refused with 429 before any database lookup,
- *   except those carrying a key that authenticated before (so the other tenants behind a
- *   shared address keep working);
+ *   except those carrying a key that authenticated before (see authFailureBudget);
  * - requests per stored API key (its id), counted only after the key authenticated: a random
  *   `Authorization` value creates no entry, so it can neither get a budget of its own nor push
  *   another key's entry out.
  */
 export function authenticateWithLimits(api: FastifyInstance, limits: AuthenticationLimits): void {
   const { failures, perKey } = limits;
-  // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
-  // bounded by the stored keys (and capped); a key leaves it when a lookup refuses it.
-  const known = new Set<string>();
   api.addHook("onRequest", async (request, reply) => {
     // Costs no lookup, as a missing key: not counted against the address.
     if (headerCount(request, "authorization") > 1)
       throw new AuthenticationError(AUTHENTICATION_FAILURES.repeated);
     const key = keyFromAuthorization(request.headers.authorization);
-    const hash = key === undefined ? undefined : hashApiKey(key);
-    const attempt = await failures
-      .attempt(
-        addressBucket(request.ip),
-        // A key that authenticated before is never blocked; only a key costs a lookup.
-        { checked: hash === undefined || !known.has(hash), key: hash },
-        () => limits.authenticate(request.headers.authorization),
-      )
-      .catch((error: unknown) => {
-        // A key that authenticated before and fails now (revoked) is no longer spared.
-        if (error instanceof AuthenticationError && hash !== undefined) known.delete(hash);
-        throw error;
-      });
+    const attempt = await failures.attempt(
+      addressBucket(request.ip),
+      key === undefined ? undefined : hashApiKey(key),
+      () => limits.authenticate(request.headers.authorization),
+    );
     if ("blockedForMs" in attempt) {
       return tooMany(
         reply,
@@ -159,7 +154,6 @@ export function authenticateWithLimits(api: FastifyInstance, limits: Authenticat
       );
     }
     request.caller = attempt.value;
-    if (hash !== undefined && known.size < 100_000) known.add(hash);
     const hit = await perKey.hit(requestBudgetOf(request.caller));
     reply.header("x-ratelimit-limit", String(perKey.limit));
     reply.header("x-ratelimit-remaining", String(hit.remaining));

@@ -66,9 +66,6 @@ export function signInRoutes(
   app.post("/sign-in", { schema: { hide: true } }, async (request, reply) => {
     if (foreignOrigin(request, deps.policy))
       return sendHtml(reply.code(403), signInPage("Sign in from this site's own page."));
-    const address = addressBucket(request.ip);
-    const blockedForMs = await failures.blockedFor(address);
-    if (blockedForMs !== undefined) return tooManySignIns(reply, blockedForMs);
     const body = request.body as Record<string, unknown> | undefined;
     const key = typeof body?.key === "string" ? body.key.trim() : "";
     if (key === "") return sendHtml(reply.code(400), signInPage("Enter an API key."));
@@ -77,8 +74,8 @@ export function signInRoutes(
       return sendHtml(reply.code(400), signInPage(tooLong));
     }
     try {
-      const how = { checked: true, key: hashApiKey(key) };
-      const attempt = await failures.attempt(address, how, () =>
+      // A key that authenticated before is signed in whatever its address's failures.
+      const attempt = await failures.attempt(addressBucket(request.ip), hashApiKey(key), () =>
         deps.services.dashboardSessions.signIn(key),
       );
       if ("blockedForMs" in attempt) return tooManySignIns(reply, attempt.blockedForMs);
