@@ -202,8 +202,9 @@ describe("webhook events derived from stored data", () => {
     });
     await run("2026-03-06T18:00:10Z");
     const missed = (await events("kpi.missed")).slice(3);
-    // Not 03-01, whose deadline passed before notifications started: a period changed now
-    // judges none of those days.
+    // Not 03-01, whose deadline passed before notifications started and whose report was
+    // stored before they did: a period changed now does not judge such a day (see the last
+    // test for one whose report came since).
     expect(brief(missed)).toEqual([
       "kpi.missed tether 2026-03-02",
       "kpi.missed tether 2026-03-03",
@@ -313,6 +314,31 @@ describe("webhook events derived from stored data", () => {
       expect(left).toBe(0);
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe("an obligation change of days whose deadline passed before notifications started", () => {
+  it("judges those whose report arrived or was corrected since: subscribers were told of them", async () => {
+    // Both markets' 03-01 reports came (USD) or were corrected (tether) on 03-08, each
+    // announced missing minBidDepth200; the spread they report (0.25) now misses too.
+    const before = (await events("kpi.missed")).length;
+    clock = new Date("2026-03-08T16:00:00Z");
+    await createObligationAdmin(t.database.stores).set("acme", "chainlink", {
+      ...OBLIGATION,
+      kpis: { minBidDepth200: 6600, maxBidAskSpread: 0.2 },
+    });
+    await run("2026-03-08T16:00:10Z");
+    const early = (await events("kpi.missed")).slice(before).filter((e) => e.date < "2026-03-02");
+    expect(brief(early).sort()).toEqual([
+      "kpi.missed USD 2026-03-01",
+      "kpi.missed tether 2026-03-01",
+    ]);
+    for (const e of early) {
+      expect(e.data).toMatchObject({
+        failedKpis: ["minBidDepth200", "maxBidAskSpread"],
+        late: true,
+      });
     }
   });
 });

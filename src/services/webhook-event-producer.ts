@@ -68,8 +68,7 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
     const deadlinesDone = lastDue < deadlineCatchUp ? lastDue : deadlineCatchUp;
     const ranges = rangesToJudge({ state, versions, changes, deadlinesDone, lastDue });
-    // Before firstDay, only the market-days of the versions read are judged.
-    const early = new Set(versions.earlyDays.map(marketDayKey));
+    const early = await earlyDaysToJudge(tx, { state, versions, changes });
     const days = await judge(
       tx,
       ranges,
@@ -94,10 +93,39 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
 }
 
 /**
+ * Of the days before `firstDay` (whose deadlines passed before notifications started), the
+ * market-days judged: those of the versions read (`earlyDays`), and in the periods changed,
+ * those whose report was stored or corrected since notifications started (subscribers heard
+ * of it, so a change of its judgement is news). The other days of a changed period are
+ * history nobody was told about: an obligation set for last year announces none of it.
+ */
+async function earlyDaysToJudge(
+  tx: Stores,
+  pass: {
+    state: ProducerState;
+    versions: VersionsRead;
+    changes: readonly ChangedPeriod[];
+  },
+): Promise<Set<string>> {
+  const { state, versions, changes } = pass;
+  const dayBefore = addDays(state.firstDay, -1);
+  const changedEarly = changes
+    .filter((c) => c.since < state.firstDay)
+    .map((c) => ({
+      organizationId: c.organizationId,
+      baseCoinId: c.baseCoinId,
+      dateGte: c.since,
+      dateLte: c.until !== null && c.until < dayBefore ? c.until : dayBefore,
+    }));
+  const touched = await tx.webhookProducer.reportedSince(changedEarly, state.startedAt);
+  return new Set([...versions.earlyDays, ...touched].map(marketDayKey));
+}
+
+/**
  * The days a pass judges, one range per organization and coin: the deadlines passed since the
- * last pass; the days of the versions read (before `firstDay`, the deadlines notifications
- * started after, only the market-days an obligation holds: `earlyDays`); the days of the
- * periods and engagements changed (never before `firstDay`).
+ * last pass; the days of the versions read and of the periods and engagements changed
+ * (before `firstDay`, the deadlines notifications started after, only the market-days
+ * earlyDaysToJudge names are wanted).
  */
 function rangesToJudge(pass: {
   state: ProducerState;
@@ -119,14 +147,12 @@ function rangesToJudge(pass: {
       dateGte: d.date,
       dateLte: d.date,
     })),
-    ...changes.map((c) =>
-      sinceStart({
-        organizationId: c.organizationId,
-        baseCoinId: c.baseCoinId,
-        dateGte: c.since,
-        dateLte: c.until ?? lastDue,
-      }),
-    ),
+    ...changes.map((c) => ({
+      organizationId: c.organizationId,
+      baseCoinId: c.baseCoinId,
+      dateGte: c.since,
+      dateLte: c.until ?? lastDue,
+    })),
   ])
     .map((r) => clip(r, EARLIEST_DATE, lastDue))
     .filter((r) => r.dateGte <= r.dateLte);

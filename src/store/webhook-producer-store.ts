@@ -110,6 +110,34 @@ export function createWebhookProducerStore(db: Kysely<Tables>) {
       }));
     },
 
+    /**
+     * The market-days of reports, in these days of an organization and coin, whose latest
+     * version was stored at `since` or later.
+     */
+    async reportedSince(
+      ranges: readonly {
+        organizationId: string;
+        baseCoinId: string;
+        dateGte: string;
+        dateLte: string;
+      }[],
+      since: Date,
+    ): Promise<MarketDay[]> {
+      if (ranges.length === 0) return [];
+      const column = (pick: (r: (typeof ranges)[number]) => string) =>
+        textArrayLiteral(ranges.map(pick));
+      const r = await sql<MarketDayRow>`
+        select distinct t.organization_id, t.base_coin_id, t.exchange_id, t.quote_key,
+          t.instrument_type, to_char(t.date, 'YYYY-MM-DD') as date
+        from unnest(${column((r) => r.organizationId)}::text[], ${column((r) => r.baseCoinId)}::text[],
+          ${column((r) => r.dateGte)}::date[], ${column((r) => r.dateLte)}::date[])
+          as k(organization_id, base_coin_id, date_gte, date_lte)
+        join reports t on t.organization_id = k.organization_id
+          and t.base_coin_id = k.base_coin_id and t.date between k.date_gte and k.date_lte
+        where t.updated_at >= ${since}`.execute(db);
+      return r.rows.map(marketDayOfRow);
+    },
+
     /** When the reports of these market days were first accepted (by key). */
     async receivedAt(days: readonly MarketDay[]): Promise<Map<string, Date>> {
       if (days.length === 0) return new Map();
