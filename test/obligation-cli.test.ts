@@ -81,6 +81,53 @@ describe("obligation commands", () => {
     expect(listed.map((p: { since: string }) => p.since)).toEqual(["2025-01-01", "2025-04-01"]);
   });
 
+  it("takes a period without kpis from --file, as from options without --kpi", async () => {
+    const file = join(cliDb.dir, "no-kpis.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        since: "2025-06-01",
+        markets: [{ exchangeId: "binance", quote: "tether", instrumentType: "spot" }],
+      }),
+    );
+    expect(await cli("obligation", "set", "acme", "uniswap", "--file", file)).toMatchObject({
+      code: 0,
+    });
+    const listed = JSON.parse((await cli("obligation", "list", "--coin", "uniswap", "--json")).out);
+    expect(listed).toMatchObject([{ since: "2025-06-01", kpis: {} }]);
+  });
+
+  it("refuses a KPI given twice, and thresholds the API refuses, with the API's words", async () => {
+    const set = (...kpis: string[]) =>
+      cli(
+        "obligation",
+        "set",
+        "globex",
+        "chainlink",
+        "--since",
+        "2025-01-01",
+        "--market",
+        "binance:tether:spot",
+        ...kpis.flatMap((kpi) => ["--kpi", kpi]),
+      );
+    const twice = await set("minBidDepth200=1", "minBidDepth200=5");
+    expect(twice.code).toBe(2);
+    expect(twice.err).toContain("--kpi minBidDepth200 is given twice: give each KPI once");
+    for (const value of ["1e309", "-1e309"]) {
+      const infinite = await set(`minBidDepth200=${value}`);
+      expect(infinite.code, value).toBe(1);
+      expect(infinite.err).toContain("kpis.minBidDepth200: Number must be finite");
+    }
+    for (const value of ["0x10", "Infinity", "1_000", " "]) {
+      const text = await set(`minBidDepth200=${value}`);
+      expect(text.code, value).toBe(1);
+      expect(text.err).toContain("kpis.minBidDepth200: Expected number, received string");
+    }
+    expect(JSON.parse((await cli("obligation", "list", "--org", "globex", "--json")).out)).toEqual(
+      [],
+    );
+  });
+
   it("names the bad entry and exits 1; bad usage exits 2", async () => {
     const overlap = await cli(
       "obligation",

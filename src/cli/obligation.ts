@@ -76,8 +76,18 @@ async function periodOf(opts: Input["opts"], io: Io): Promise<unknown> {
     since: opts.since,
     until: opts.until ?? null,
     markets: markets.map(marketOf),
-    kpis: Object.fromEntries(kpis.map(kpiOf)),
+    kpis: kpisOf(kpis),
   };
+}
+
+/** The --kpi options as the schema's object; a KPI given twice is refused, not overwritten. */
+function kpisOf(options: readonly string[]): Record<string, unknown> {
+  const kpis = new Map<string, unknown>();
+  for (const [name, value] of options.map(kpiOf)) {
+    if (kpis.has(name)) throw new UsageError(`--kpi ${name} is given twice: give each KPI once`);
+    kpis.set(name, value);
+  }
+  return Object.fromEntries(kpis);
 }
 
 function marketOf(text: string) {
@@ -90,14 +100,19 @@ function marketOf(text: string) {
   return { exchangeId, quote, instrumentType };
 }
 
-/** NAME=VALUE; a value that is no number is passed on as text, for the schema to name. */
+/** A number as JSON writes it: what --file and the submission API take. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * NAME=VALUE; a value written as a JSON number is that number (1e309 is Infinity, which the
+ * schema refuses as the API does), anything else is passed on as text, for the schema to name.
+ */
 function kpiOf(text: string): [string, unknown] {
   const at = text.indexOf("=");
   if (at <= 0)
     throw new UsageError(`--kpi '${text}': expected NAME=VALUE, e.g. minBidDepth200=50000`);
   const value = text.slice(at + 1).trim();
-  const number = Number(value);
-  return [text.slice(0, at), value !== "" && Number.isFinite(number) ? number : value];
+  return [text.slice(0, at), JSON_NUMBER.test(value) ? Number(value) : value];
 }
 
 function obligationTable(rows: StoredObligation[]): string {

@@ -76,7 +76,8 @@ export const obligationPeriodSchema = z
       .nullish()
       .meta({ description: "Last day of the period; null or absent: open-ended" }),
     markets: marketsSchema.meta({ description: "The markets to be reported every day" }),
-    kpis: kpisSchema,
+    // Absent: none, as the CLI's flags without --kpi (a day is met when it is reported).
+    kpis: kpisSchema.default({}),
   })
   .refine((p) => p.until == null || p.until >= p.since, {
     message: "until must not be before since",
