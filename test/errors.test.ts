@@ -49,6 +49,25 @@ describe("client error bodies", () => {
     expect(response.json()).toMatchObject({ statusCode: 404, error: "Not Found" });
   });
 
+  it("answers an unknown route with 404 whatever its JSON body, an empty or malformed one too", async () => {
+    for (const [method, url] of [
+      ["POST", "/api/v1/nothing"],
+      ["PUT", "/api/v1/reports"],
+    ] as const) {
+      for (const payload of ["", "{", '{"data": []}']) {
+        const response = await t.request({
+          method,
+          url,
+          key: KEYS.acme,
+          headers: { "content-type": "application/json" },
+          payload,
+        });
+        expect(response.statusCode, `${method} ${url} ${JSON.stringify(payload)}`).toBe(404);
+        expect(response.json()).toMatchObject({ statusCode: 404, error: "Not Found" });
+      }
+    }
+  });
+
   it("answers an invalid submission with 400 and one problem per field", async () => {
     const response = await t.request({
       method: "POST",

@@ -15,6 +15,8 @@ export function acceptUtf8JsonOnly(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("remove", "remove");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    // No route takes it: the answer is the 404, whatever the body (an empty one included).
+    if (request.is404) return done(null, undefined);
     if (!isIdentityCoded(request.headers["content-encoding"]))
       return done(new UnsupportedContentEncoding());
     const bytes = body as Buffer;
