@@ -1,4 +1,4 @@
-import { type Environment, environmentSchema } from "./config-environment.js";
+import { type Environment, environmentSchema, setVariables } from "./config-environment.js";
 import type { SessionLimits } from "./domain/dashboard-session.js";
 import { zod3Messages } from "./schemas/zod-messages.js";
 
@@ -107,7 +107,7 @@ export function httpUrl(host: string, port: number): string {
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = environmentSchema.safeParse(env, zod3Messages);
+  const parsed = environmentSchema.safeParse(setVariables(env), zod3Messages);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
       (issue) => `${issue.path.join(".")}: ${issue.message}`,
@@ -191,8 +191,5 @@ function databaseConfig(e: Environment): DatabaseConfig {
 /** RATE_LIMIT_STORE, by default `redis` when REDIS_URL is set (README "Several nodes"). */
 function rateLimitStoreOf(e: Environment) {
   const store = e.RATE_LIMIT_STORE ?? (e.REDIS_URL === undefined ? "memory" : "redis");
-  if (store === "redis" && e.REDIS_URL === undefined) {
-    throw new ConfigError("invalid environment: RATE_LIMIT_STORE=redis needs REDIS_URL");
-  }
   return { rateLimitStore: store, redisUrl: e.REDIS_URL };
 }

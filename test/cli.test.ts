@@ -196,6 +196,17 @@ describe("trading-reports serve", SLOW, () => {
     expect((await complete(["serve", "--port", "70000"])).code).toBe(2);
   });
 
+  it("exits 2 for a port or host that Node would read as another (0x50 is 80, '' is any)", async () => {
+    for (const port of ["0x50", "1e3", "", " 80"]) {
+      const result = await complete(["serve", "--port", port]);
+      expect(result.code, port).toBe(2);
+      expect(result.stderr).toContain(`--port must be an integer from 0 to 65535, got '${port}'`);
+    }
+    const host = await complete(["serve", "--port", "0", "--host", ""]);
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain("--host must name an address");
+  });
+
   it("exits 1 with one line on stderr when the seed file is not JSON", async () => {
     const result = await complete(["serve", "--port", "0", "--seed", file("bad.json", "{")]);
     expect(result.code).toBe(1);
@@ -222,6 +233,21 @@ describe("trading-reports seed", SLOW, () => {
     const lines = result.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain("markets.0.exchangeId");
+  });
+
+  it("exits 1 with one line naming every problem of a fixture that has several", async () => {
+    const fixture = baseFixture();
+    const malformed = {
+      ...fixture,
+      markets: [{ ...fixture.markets[0], exchangeId: "nowhere" }],
+      extra: true,
+    };
+    const result = await complete(["seed", file("malformed-twice.json", malformed)]);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: 2 problems: .*markets\.0\.exchangeId/);
+    expect(lines[0]).toContain('"extra"');
   });
 
   it("exits 1 with one line for a file that is not JSON", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
+import { environmentSchema } from "../src/config-environment.js";
 
 // An env file's `NAME=` is unset, as the README's configuration table says: a number setting
 // left blank takes its default. `z.coerce.number` read it as 0, so PUBLIC_DEPTH_TOLERANCE=
@@ -23,5 +24,70 @@ describe("number settings left blank", () => {
     expect(loadConfig({ PUBLIC_DEPTH_TOLERANCE: "0" }).publicDepthTolerance).toBe(0);
     expect(() => loadConfig({ PUBLIC_DEPTH_TOLERANCE: "ten" })).toThrow(ConfigError);
     expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: "0" })).toThrow(ConfigError);
+  });
+});
+
+describe("every setting left empty or blank", () => {
+  // Every variable the README's configuration table names, read from the schema itself.
+  const names = Object.keys(environmentSchema.shape);
+
+  it.each([
+    "",
+    " ",
+    "\t ",
+  ])("is unset when set to %j: the configuration is the defaults", (blank) => {
+    const env = Object.fromEntries(names.map((name) => [name, blank]));
+    expect(loadConfig(env)).toEqual(loadConfig({}));
+  });
+});
+
+describe("settings that JavaScript would read leniently", () => {
+  const problem = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return "accepted";
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message.replace("invalid environment: ", "");
+    }
+  };
+
+  it.each([
+    [{ PORT: "0x50" }, "PORT: must be a whole number"],
+    [{ PORT: "1.8082e4" }, "PORT: must be a whole number"],
+    [{ PORT: "70000" }, "PORT: Number must be less than or equal to 65535"],
+    [{ METRICS_PORT: "8e3" }, "METRICS_PORT: must be a whole number"],
+    [{ DB_POOL_SIZE: "1_0" }, "DB_POOL_SIZE: must be a whole number"],
+    [{ PUBLIC_DEPTH_TOLERANCE: "Infinity" }, "PUBLIC_DEPTH_TOLERANCE: must be a number"],
+    [{ PUBLIC_DEPTH_TOLERANCE: "0x1" }, "PUBLIC_DEPTH_TOLERANCE: must be a number"],
+    [{ DATABASE_URL: "postgres://u:p@127.0.0.1:99999/db" }, "DATABASE_URL: must be a valid URL"],
+    [{ DATABASE_URL: "postgres://u:p@[bad/db" }, "DATABASE_URL: must be a valid URL"],
+    [{ DATABASE_READ_URL: "postgres://h:abc/db" }, "DATABASE_READ_URL: must be a valid URL"],
+    [{ REDIS_URL: "http://x" }, "REDIS_URL: must be a redis:// (or rediss://) URL"],
+    [
+      { TRUST_PROXY: "notanip" },
+      "TRUST_PROXY: must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
+    ],
+    [
+      { TRUST_PROXY: "10.0.0.0/33" },
+      "TRUST_PROXY: must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
+    ],
+  ])("%j is refused: %s", (env, message) => {
+    expect(problem(env)).toBe(message);
+  });
+
+  it("accepts what they should, and names every bad variable at once", () => {
+    const config = loadConfig({
+      PORT: "08080",
+      PUBLIC_DEPTH_TOLERANCE: "2.5e-1",
+      TRUST_PROXY: "10.0.0.1, 10.1.0.0/16,loopback,::1/64,10.0.0.0/255.0.0.0",
+      REDIS_URL: "rediss://cache.internal:6380/2",
+    });
+    expect(config.listen.port).toBe(8080);
+    expect(config.publicDepthTolerance).toBe(0.25);
+    expect(config.rateLimitStore).toBe("redis");
+    expect(problem({ REPORT_DEADLINE_UTC: "25:00", RATE_LIMIT_STORE: "redis", PORT: "x" })).toBe(
+      "PORT: must be a whole number; REPORT_DEADLINE_UTC: must be a time of day HH:MM, 00:00 to 23:59 (UTC); RATE_LIMIT_STORE: RATE_LIMIT_STORE=redis needs REDIS_URL",
+    );
   });
 });

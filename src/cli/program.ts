@@ -46,7 +46,11 @@ function registerServeCommand(program: Command, io: Io, context: Context): void 
   program
     .command("serve")
     .description("apply migrations and serve the HTTP API")
-    .option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)")
+    .addOption(
+      new Option("--host <host>", "address to listen on (default: HOST, else 127.0.0.1)").argParser(
+        parseHost,
+      ),
+    )
     .addOption(
       new Option(
         "--port <port>",
@@ -125,12 +129,13 @@ function reportFailure(io: Io, error: unknown): number {
     return 2;
   }
   if (error instanceof ValidationError) {
-    // Every problem on a line of its own: a fixture with many is readable, and greppable.
-    const lines = error.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
+    // One line, as every runtime failure's reason is (CONTRACT section 1): each problem
+    // names its entry, and "; " parts them.
+    const parts = error.problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message));
     io.stderr.write(
-      lines.length === 1
-        ? `error: ${lines[0]}\n`
-        : `error: ${lines.length} problems\n${lines.map((line) => `  ${line}\n`).join("")}`,
+      parts.length === 1
+        ? `error: ${parts[0]}\n`
+        : `error: ${parts.length} problems: ${parts.join("; ")}\n`,
     );
     return 1;
   }
@@ -140,8 +145,16 @@ function reportFailure(io: Io, error: unknown): number {
   return 1;
 }
 
+function parseHost(value: string): string {
+  // Empty, Node would listen on every interface: say which, rather than default to that.
+  if (value.trim() === "")
+    throw new UsageError("--host must name an address, e.g. 127.0.0.1 (or 0.0.0.0 for all)");
+  return value;
+}
+
 function parsePort(value: string): number {
-  const port = Number(value);
+  // Decimal digits only: Number() would read '' as 0 (any port) and 0x50 as 80.
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError(`--port must be an integer from 0 to 65535, got '${value}'`);
   }
