@@ -1,7 +1,12 @@
 import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
-import { localCounters, type RateCounters, sharedCounters } from "./http/abuse/rate-counters.js";
+import {
+  localCounters,
+  type RateCounters,
+  type StoreReachability,
+  sharedCounters,
+} from "./http/abuse/rate-counters.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
@@ -79,6 +84,8 @@ export async function createSystem(
     services,
     admin,
     http,
+    /** The shared rate-limit store's reachability (`serve` logs its changes). */
+    rateStore: rateCounters.reachability,
     /** METRICS_PORT's own listener (`serve` starts it; undefined: not configured). */
     listenForMetrics: async () =>
       exposure && config.metrics.listen && listenForMetrics(exposure, config.metrics.listen),
@@ -151,15 +158,14 @@ async function migrateDirectly(url: string, config: Config): Promise<string[]> {
   }
 }
 
-/**
- * The rate counters, opened with the first HTTP API only: a CLI command that serves nothing
- * never connects to Redis.
- */
+/** The rate counters, opened with the first HTTP API only: other CLI commands never open Redis. */
 function lazyRateCounters(config: Config, database: Database) {
   let opened: ReturnType<typeof rateCountersOf> | undefined;
+  const reachability: StoreReachability = {};
   return {
+    reachability,
     open: async () => {
-      opened ??= rateCountersOf(config, database);
+      opened ??= rateCountersOf(config, database, reachability);
       return (await opened).rateCounters;
     },
     close: async () => {
@@ -169,15 +175,15 @@ function lazyRateCounters(config: Config, database: Database) {
 }
 
 /** Where rate limits count: this process's memory, the database or Redis (RATE_LIMIT_STORE). */
-async function rateCountersOf(config: Config, database: Database) {
+async function rateCountersOf(config: Config, database: Database, watch: StoreReachability) {
   if (config.rateLimitStore === "redis" && config.redisUrl !== undefined) {
     const redis = createRedisRateLimitStore({ url: config.redisUrl });
     await redis.ready();
-    return { rateCounters: sharedCounters(redis.windows), closeRateCounters: redis.close };
+    return { rateCounters: sharedCounters(redis.windows, watch), closeRateCounters: redis.close };
   }
   const rateCounters: RateCounters =
     config.rateLimitStore === "database"
-      ? sharedCounters(createRateLimitStore(database.db))
+      ? sharedCounters(createRateLimitStore(database.db), watch)
       : localCounters;
   return { rateCounters, closeRateCounters: async () => {} };
 }

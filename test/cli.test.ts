@@ -185,6 +185,31 @@ describe("trading-reports serve", SLOW, () => {
     }
   });
 
+  it("logs once that the shared rate-limit store does not answer, and serves on, counting in memory", async () => {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    const run = cli(["serve", "--port", "0", "--seed", file("seed-redis.json", baseFixture())], {
+      REDIS_URL: "redis://127.0.0.1:1",
+    });
+    const line = await firstLine(run);
+    const base = line.replace("listening on ", "");
+    for (let i = 0; i < 3; i++) {
+      const answer = await within(
+        fetch(`${base}/api/v1/projects`, { headers: { authorization: KEYS.acme } }),
+        "/api/v1/projects",
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get("x-ratelimit-remaining")).toBe(String(1200 - i - 1));
+    }
+    run.child.kill("SIGTERM");
+    expect(await within(run.exited, "exit after SIGTERM")).toBe(0);
+    const warnings = run
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("shared rate-limit store (RATE_LIMIT_STORE) does not answer"));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? "{}")).toMatchObject({ level: 40 });
+  });
+
   it("exits 2 for a port that is not a number", async () => {
     const result = await complete(["serve", "--port", "abc"]);
     expect(result.code).toBe(2);

@@ -48,6 +48,13 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   let draining = false;
   const app = await system.http({ level: config.logLevel, stream: io.stderr }, () => draining);
   warnWhenPreparedStatementsLost(system, app.log);
+  system.rateStore.listener = (reachable, err) =>
+    reachable
+      ? app.log.info("the shared rate-limit store answers again: limits are the cluster's again")
+      : app.log.warn(
+          { err },
+          "the shared rate-limit store (RATE_LIMIT_STORE) does not answer: rate limits count in this process's memory until it does",
+        );
   const host = options.host ?? config.listen.host;
   let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
   const steps = [

@@ -79,3 +79,34 @@ describe("rate limits shared through the database", () => {
     }
   });
 });
+
+describe("a shared store that stops answering", () => {
+  it("is reported once when it fails and once when it answers again; meanwhile counts in memory", async () => {
+    let down = false;
+    const store = createRateLimitStore(t.database.db);
+    const flaky = {
+      hit: (name: string, key: string, windowMs: number) =>
+        down ? Promise.reject(new Error("connection refused")) : store.hit(name, key, windowMs),
+      peek: (name: string, key: string) =>
+        down ? Promise.reject(new Error("connection refused")) : store.peek(name, key),
+      sweep: () => store.sweep(),
+    };
+    const changes: [boolean, string | undefined][] = [];
+    const counters = sharedCounters(flaky, {
+      listener: (reachable, error) => changes.push([reachable, (error as Error)?.message]),
+    });
+    const counter = counters("flaky", 5, 60_000);
+    expect((await counter.hit("k")).remaining).toBe(4);
+    down = true;
+    for (let i = 0; i < 3; i++) expect((await counter.hit("k")).allowed).toBe(true);
+    expect(await counter.exhaustedFor("k")).toBeUndefined();
+    // In memory meanwhile: its own window of 5, of which 3 are used.
+    expect((await counter.hit("k")).remaining).toBe(1);
+    down = false;
+    expect((await counter.hit("k")).remaining).toBe(3);
+    expect(changes).toEqual([
+      [false, "connection refused"],
+      [true, undefined],
+    ]);
+  });
+});

@@ -43,14 +43,37 @@ export type SharedWindows = {
 };
 
 /**
- * Counters shared by every process on one database (RATE_LIMIT_STORE=database): a limit is
- * the budget of the whole cluster, not of each node. One statement per counted request. When
- * the database does not answer, the request is counted in memory instead (the limit then holds
+ * Told when the shared store stops answering (with the first error) and when it answers again:
+ * meanwhile the limits hold per process, which an operator must hear of (serve logs it).
+ */
+export type StoreReachability = { listener?: (reachable: boolean, error?: unknown) => void };
+
+/**
+ * Counters shared by every process on one store (RATE_LIMIT_STORE=database or redis): a limit
+ * is the budget of the whole cluster, not of each node. One call per counted request. When
+ * the store does not answer, the request is counted in memory instead (the limit then holds
  * per process, as without a shared store) rather than refused or let through uncounted. Ended
  * windows are deleted by each process at most once per window.
  */
-export function sharedCounters(windows: SharedWindows): RateCounters {
+export function sharedCounters(
+  windows: SharedWindows,
+  reachability: StoreReachability = {},
+): RateCounters {
   let sweptAt = Date.now();
+  let reachable = true;
+  const answered = <T>(value: T): T => {
+    if (!reachable) {
+      reachable = true;
+      reachability.listener?.(true);
+    }
+    return value;
+  };
+  const failed = (error: unknown) => {
+    if (reachable) {
+      reachable = false;
+      reachability.listener?.(false, error);
+    }
+  };
   return (name, limit, windowMs) => {
     const local = localCounters(name, limit, windowMs);
     return {
@@ -60,7 +83,7 @@ export function sharedCounters(windows: SharedWindows): RateCounters {
           sweptAt = Date.now();
           windows.sweep().catch(() => {});
         }
-        const window = await windows.hit(name, key, windowMs).catch(() => undefined);
+        const window = await windows.hit(name, key, windowMs).then(answered, failed);
         if (window === undefined) return local.hit(key);
         return {
           allowed: window.count <= limit,
@@ -69,7 +92,10 @@ export function sharedCounters(windows: SharedWindows): RateCounters {
         };
       },
       async exhaustedFor(key, pending = 0) {
-        const window = await windows.peek(name, key).catch(() => null);
+        const window = await windows.peek(name, key).then(answered, (error: unknown) => {
+          failed(error);
+          return null;
+        });
         if (window === null) return local.exhaustedFor(key, pending);
         const count = window?.count ?? 0;
         if (count + pending < limit) return undefined;
