@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { compile as compileTrustedProxies } from "@fastify/proxy-addr";
 import { z } from "zod";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
@@ -16,12 +16,16 @@ const numberSetting = <T extends z.ZodType>(digits: RegExp, schema: T) =>
 const wholeNumber = <T extends z.ZodType>(schema: (n: z.ZodNumber) => T) =>
   numberSetting(/^-?\d+$/, schema(numberType("must be a whole number").int()));
 const decimal = <T extends z.ZodType>(schema: (n: z.ZodNumber) => T) =>
-  numberSetting(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, schema(numberType("must be a number")));
+  numberSetting(/^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, schema(numberType("must be a number")));
 const positiveInt = (fallback: number) => wholeNumber((n) => n.positive().default(fallback));
 const port = () => wholeNumber((n) => n.min(0).max(65_535));
 
-/** A URL `new URL` can read (a port over 65535, a broken host are refused here, not at use). */
-const readableUrl = (v: string) => URL.canParse(v);
+/**
+ * A URL `new URL` can read (a port over 65535, a broken host are refused here, not at use).
+ * A PostgreSQL URL may name no host (`postgresql://user:secret@/db?host=/var/run/postgresql`,
+ * a Unix socket), which `pg` reads as its own parser does: with a stand-in host.
+ */
+const readableUrl = (v: string) => URL.canParse(v) || URL.canParse(v.replace("@/", "@localhost/"));
 
 const optionalPostgresUrl = z
   .string()
@@ -30,19 +34,17 @@ const optionalPostgresUrl = z
   .optional();
 
 /**
- * TRUST_PROXY as the server's proxy-address matcher reads it: addresses, `address/prefix` or
- * `address/netmask`, or the names loopback, linklocal and uniquelocal, comma-separated.
+ * TRUST_PROXY as the server reads it (comma-separated, each trimmed), checked by the very
+ * matcher Fastify compiles from it: addresses, `address/prefix`, `address/netmask`, and the
+ * names loopback, linklocal and uniquelocal.
  */
 function isTrustedProxyList(text: string): boolean {
-  return text.split(",").every((item) => {
-    const [address = "", range, ...more] = item.trim().split("/");
-    const family = isIP(address);
-    if (more.length > 0 || (family === 0 && range !== undefined)) return false;
-    if (family === 0) return ["loopback", "linklocal", "uniquelocal"].includes(address);
-    if (range === undefined) return true;
-    if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
-    return family === 4 && isIP(range) === 4;
-  });
+  try {
+    compileTrustedProxies(text.split(",").map((item) => item.trim()));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The whole environment the service reads, parsed once at start-up. */
@@ -108,7 +110,7 @@ export const environmentSchema = z
     RATE_LIMIT_STORE: z.enum(["memory", "database", "redis"]).optional(),
     REDIS_URL: z
       .string()
-      .regex(/^rediss?:\/\//, "must be a redis:// (or rediss://) URL")
+      .regex(/^rediss?:\/\//i, "must be a redis:// (or rediss://) URL")
       .refine(readableUrl, "must be a valid URL")
       .optional(),
     SHUTDOWN_DRAIN_MS: wholeNumber((n) => n.nonnegative().default(0)),
@@ -160,7 +162,7 @@ export const environmentSchema = z
     message: "RATE_LIMIT_STORE=redis needs REDIS_URL",
     path: ["RATE_LIMIT_STORE"],
     // Named beside the other bad variables, not only once they are fixed.
-    when: () => true,
+    when: (payload) => typeof payload.value === "object" && payload.value !== null,
   });
 
 /**

@@ -72,20 +72,37 @@ describe("settings that JavaScript would read leniently", () => {
       { TRUST_PROXY: "10.0.0.0/33" },
       "TRUST_PROXY: must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
     ],
+    // What the server's matcher refuses at start, refused here first, naming the variable.
+    [
+      { TRUST_PROXY: "0.0.0.0/0" },
+      "TRUST_PROXY: must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
+    ],
+    [
+      { TRUST_PROXY: "10.0.0.0/255.0.255.0" },
+      "TRUST_PROXY: must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
+    ],
   ])("%j is refused: %s", (env, message) => {
     expect(problem(env)).toBe(message);
   });
 
   it("accepts what they should, and names every bad variable at once", () => {
     const config = loadConfig({
-      PORT: "08080",
+      PORT: " 08080 ",
       PUBLIC_DEPTH_TOLERANCE: "2.5e-1",
       TRUST_PROXY: "10.0.0.1, 10.1.0.0/16,loopback,::1/64,10.0.0.0/255.0.0.0",
-      REDIS_URL: "rediss://cache.internal:6380/2",
+      REDIS_URL: "REDISS://cache.internal:6380/2",
     });
     expect(config.listen.port).toBe(8080);
     expect(config.publicDepthTolerance).toBe(0.25);
     expect(config.rateLimitStore).toBe("redis");
+    expect(loadConfig({ PUBLIC_DEPTH_TOLERANCE: ".5" }).publicDepthTolerance).toBe(0.5);
+    // A Unix socket, as pg reads it: no host in the URL, the socket directory as a parameter.
+    for (const url of [
+      "postgresql://app:secret@/appdb?host=/var/run/postgresql",
+      "postgresql:///appdb?host=/var/run/postgresql",
+    ]) {
+      expect(loadConfig({ DATABASE_URL: url }).database).toMatchObject({ kind: "postgres", url });
+    }
     expect(problem({ REPORT_DEADLINE_UTC: "25:00", RATE_LIMIT_STORE: "redis", PORT: "x" })).toBe(
       "PORT: must be a whole number; REPORT_DEADLINE_UTC: must be a time of day HH:MM, 00:00 to 23:59 (UTC); RATE_LIMIT_STORE: RATE_LIMIT_STORE=redis needs REDIS_URL",
     );
