@@ -9,6 +9,7 @@ import { isHealthProbe } from "./in-flight.js";
 import { localCounters, type RateCounter, type RateCounters } from "./rate-counters.js";
 
 const MINUTE = 60_000;
+const MAX_KNOWN_KEYS = 100_000;
 
 /**
  * Before anything else (routing aside): every request counts against its client address's
@@ -76,8 +77,13 @@ export function authFailureBudget(counters: RateCounters, perMinute: number): Au
     if (keys?.size === 0) running.delete(address);
   };
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
-  // bounded by the stored keys (and capped).
+  // bounded by the stored keys; capped all the same, the longest known leaving first.
   const known = new Set<string>();
+  const remember = (key: string) => {
+    known.delete(key);
+    known.add(key);
+    if (known.size > MAX_KNOWN_KEYS) known.delete(known.values().next().value as string);
+  };
   return {
     limit: perMinute,
     async attempt(address, key, lookup) {
@@ -90,7 +96,7 @@ export function authFailureBudget(counters: RateCounters, perMinute: number): Au
         }
         try {
           const value = await lookup();
-          if (key !== undefined && known.size < 100_000) known.add(key);
+          if (key !== undefined) remember(key);
           return { value };
         } catch (error) {
           if (key !== undefined && error instanceof AuthenticationError) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { hashApiKey } from "../../domain/api-key.js";
+import { hashApiKey, keyFromAuthorization } from "../../domain/api-key.js";
 import { AuthenticationError } from "../../domain/errors.js";
 import type { Services } from "../../services/index.js";
 import { addressBucket } from "../abuse/client-address.js";
@@ -74,8 +74,10 @@ export function signInRoutes(
       return sendHtml(reply.code(400), signInPage(tooLong));
     }
     try {
-      // A key that authenticated before is signed in whatever its address's failures.
-      const attempt = await failures.attempt(addressBucket(request.ip), hashApiKey(key), () =>
+      // A key that authenticated before is signed in whatever its address's failures. The
+      // authenticator reads "Bearer <key>" too: the key itself is what is known, not the text.
+      const known = hashApiKey(keyFromAuthorization(key) ?? key);
+      const attempt = await failures.attempt(addressBucket(request.ip), known, () =>
         deps.services.dashboardSessions.signIn(key),
       );
       if ("blockedForMs" in attempt) return tooManySignIns(reply, attempt.blockedForMs);
