@@ -1,12 +1,7 @@
 import { resolve } from "node:path";
 import { createCoinGeckoClient } from "./adapters/coingecko-client.js";
 import type { Config } from "./config.js";
-import {
-  localCounters,
-  type RateCounters,
-  type StoreReachability,
-  sharedCounters,
-} from "./http/abuse/rate-counters.js";
+import { lazyRateCounters } from "./http/abuse/rate-counter-stores.js";
 import { type AppOptions, buildApp } from "./http/app.js";
 import { listenForMetrics } from "./http/metrics.js";
 import { startWebhookDeliveries, type WebhookJobOptions } from "./jobs/webhook-deliveries.js";
@@ -18,9 +13,7 @@ import type { SubmissionMeter } from "./services/submission-meter.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
-import { createRateLimitStore } from "./store/rate-limit-store.js";
 import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
-import { createRedisRateLimitStore } from "./store/redis-rate-limit-store.js";
 import { createStores, type Stores } from "./store/stores.js";
 
 /**
@@ -65,11 +58,7 @@ export async function createSystem(
     options.replicaLagSeconds ?? (database.replica && replicaLagOf(reads)),
   );
   const services = servicesOf(config, stores, { now, reads, meter: metrics?.submissions });
-  const admin = createAdminServices(stores, {
-    now,
-    reportDeadlineUtc: config.reportDeadlineUtc,
-    coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
-  });
+  const admin = adminOf(config, stores, now);
   const rateCounters = lazyRateCounters(config, database);
   const exposure = metrics && { metrics, token: config.metrics.token };
   const app = { services, http: config.http, metrics: exposure };
@@ -158,34 +147,13 @@ async function migrateDirectly(url: string, config: Config): Promise<string[]> {
   }
 }
 
-/** The rate counters, opened with the first HTTP API only: other CLI commands never open Redis. */
-function lazyRateCounters(config: Config, database: Database) {
-  let opened: ReturnType<typeof rateCountersOf> | undefined;
-  const reachability: StoreReachability = {};
-  return {
-    reachability,
-    open: async () => {
-      opened ??= rateCountersOf(config, database, reachability);
-      return (await opened).rateCounters;
-    },
-    close: async () => {
-      if (opened !== undefined) await (await opened).closeRateCounters();
-    },
-  };
-}
-
-/** Where rate limits count: this process's memory, the database or Redis (RATE_LIMIT_STORE). */
-async function rateCountersOf(config: Config, database: Database, watch: StoreReachability) {
-  if (config.rateLimitStore === "redis" && config.redisUrl !== undefined) {
-    const redis = createRedisRateLimitStore({ url: config.redisUrl });
-    await redis.ready();
-    return { rateCounters: sharedCounters(redis.windows, watch), closeRateCounters: redis.close };
-  }
-  const rateCounters: RateCounters =
-    config.rateLimitStore === "database"
-      ? sharedCounters(createRateLimitStore(database.db), watch)
-      : localCounters;
-  return { rateCounters, closeRateCounters: async () => {} };
+/** The operator's commands, with the deadline and the CoinGecko client of the configuration. */
+function adminOf(config: Config, stores: Stores, now: () => Date) {
+  return createAdminServices(stores, {
+    now,
+    reportDeadlineUtc: config.reportDeadlineUtc,
+    coinGecko: (onRetry) => createCoinGeckoClient({ ...config.coinGecko, onRetry }),
+  });
 }
 
 /** Opens the configured database and applies pending migrations. */

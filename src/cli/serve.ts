@@ -47,14 +47,7 @@ export async function serve(given: Io, context: Context, options: ServeOptions, 
   ownership?.accept((request) => runCommand(request, io, system, runHere));
   let draining = false;
   const app = await system.http({ level: config.logLevel, stream: io.stderr }, () => draining);
-  warnWhenPreparedStatementsLost(system, app.log);
-  system.rateStore.listener = (reachable, err) =>
-    reachable
-      ? app.log.info("the shared rate-limit store answers again: limits are the cluster's again")
-      : app.log.warn(
-          { err },
-          "the shared rate-limit store (RATE_LIMIT_STORE) does not answer: rate limits count in this process's memory until it does",
-        );
+  logStoreTroubles(system, app.log);
   const host = options.host ?? config.listen.host;
   let metricsServer: Awaited<ReturnType<System["listenForMetrics"]>>;
   const steps = [
@@ -107,13 +100,21 @@ function baseUrlOf(server: Server, host: string): string {
 }
 
 /** README "PgBouncer": the one warning an operator behind an older transaction pooler sees. */
-function warnWhenPreparedStatementsLost(system: System, log: FastifyBaseLogger) {
+/** What the stores fall back on, said once each time: lost prepared statements, no shared rate limits. */
+function logStoreTroubles(system: System, log: FastifyBaseLogger) {
   system.database.preparedStatements.onLost((err) =>
     log.warn(
       { err },
       "named prepared statements lost (a transaction pooler such as PgBouncer before 1.21?): statements go unnamed from now on; DB_PREPARED_STATEMENTS=false avoids the first failure",
     ),
   );
+  system.rateStore.listener = (reachable, err) =>
+    reachable
+      ? log.info("the shared rate-limit store answers again: limits are the cluster's again")
+      : log.warn(
+          { err },
+          "the shared rate-limit store (RATE_LIMIT_STORE) does not answer: rate limits count in this process's memory until it does",
+        );
 }
 
 /**

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { sharedCounters } from "../../src/http/abuse/rate-counters.js";
+import { REACHABLE_AGAIN_AFTER_MS, sharedCounters } from "../../src/http/abuse/rate-counters.js";
 import { buildApp } from "../../src/http/app.js";
 import { createRateLimitStore } from "../../src/store/rate-limit-store.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
@@ -81,32 +81,50 @@ describe("rate limits shared through the database", () => {
 });
 
 describe("a shared store that stops answering", () => {
-  it("is reported once when it fails and once when it answers again; meanwhile counts in memory", async () => {
-    let down = false;
-    const store = createRateLimitStore(t.database.db);
-    const flaky = {
-      hit: (name: string, key: string, windowMs: number) =>
-        down ? Promise.reject(new Error("connection refused")) : store.hit(name, key, windowMs),
-      peek: (name: string, key: string) =>
-        down ? Promise.reject(new Error("connection refused")) : store.peek(name, key),
-      sweep: () => store.sweep(),
-    };
-    const changes: [boolean, string | undefined][] = [];
-    const counters = sharedCounters(flaky, {
-      listener: (reachable, error) => changes.push([reachable, (error as Error)?.message]),
-    });
-    const counter = counters("flaky", 5, 60_000);
-    expect((await counter.hit("k")).remaining).toBe(4);
-    down = true;
-    for (let i = 0; i < 3; i++) expect((await counter.hit("k")).allowed).toBe(true);
-    expect(await counter.exhaustedFor("k")).toBeUndefined();
-    // In memory meanwhile: its own window of 5, of which 3 are used.
-    expect((await counter.hit("k")).remaining).toBe(1);
-    down = false;
-    expect((await counter.hit("k")).remaining).toBe(3);
-    expect(changes).toEqual([
-      [false, "connection refused"],
-      [true, undefined],
-    ]);
+  it("is reported once when it fails, and once when it has answered for 30 s without failing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      let down = false;
+      const store = createRateLimitStore(t.database.db);
+      const refused = () => Promise.reject(new Error("connection refused"));
+      const flaky = {
+        hit: (name: string, key: string, windowMs: number) =>
+          down ? refused() : store.hit(name, key, windowMs),
+        peek: (name: string, key: string) => (down ? refused() : store.peek(name, key)),
+        sweep: () => store.sweep(),
+      };
+      const changes: [boolean, string | undefined][] = [];
+      const counters = sharedCounters(flaky, {
+        listener: (reachable, error) => changes.push([reachable, (error as Error)?.message]),
+      });
+      const counter = counters("flaky", 5, 60_000);
+      expect((await counter.hit("k")).remaining).toBe(4);
+      down = true;
+      for (let i = 0; i < 3; i++) expect((await counter.hit("k")).allowed).toBe(true);
+      expect(await counter.exhaustedFor("k")).toBeUndefined();
+      // In memory meanwhile: its own window of 5, of which 3 are used.
+      expect((await counter.hit("k")).remaining).toBe(1);
+      // Answering now and then, failing in between: still the one report.
+      for (let i = 0; i < 3; i++) {
+        down = false;
+        // The shared window again, where only the first hit was counted.
+        expect((await counter.hit("k")).remaining).toBe(3 - i);
+        vi.advanceTimersByTime(10_000);
+        down = true;
+        await counter.hit("k");
+      }
+      expect(changes).toEqual([[false, "connection refused"]]);
+      down = false;
+      await counter.exhaustedFor("k");
+      vi.advanceTimersByTime(REACHABLE_AGAIN_AFTER_MS);
+      await counter.exhaustedFor("k");
+      await counter.exhaustedFor("k");
+      expect(changes).toEqual([
+        [false, "connection refused"],
+        [true, undefined],
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -42,6 +42,9 @@ export type SharedWindows = {
   sweep(): Promise<number>;
 };
 
+/** How long a store that failed must answer without failing again to be reported back. */
+export const REACHABLE_AGAIN_AFTER_MS = 30_000;
+
 /**
  * Told when the shared store stops answering (with the first error) and when it answers again:
  * meanwhile the limits hold per process, which an operator must hear of (serve logs it).
@@ -60,15 +63,19 @@ export function sharedCounters(
   reachability: StoreReachability = {},
 ): RateCounters {
   let sweptAt = Date.now();
+  // Answering again means a whole quiet period without a failure: a store failing now and
+  // then is reported once, not at every request that happens to get through.
   let reachable = true;
+  let failedAt = 0;
   const answered = <T>(value: T): T => {
-    if (!reachable) {
+    if (!reachable && Date.now() - failedAt >= REACHABLE_AGAIN_AFTER_MS) {
       reachable = true;
       reachability.listener?.(true);
     }
     return value;
   };
   const failed = (error: unknown) => {
+    failedAt = Date.now();
     if (reachable) {
       reachable = false;
       reachability.listener?.(false, error);
