@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { protocolErrorBody } from "../src/http/protocol-errors.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
-import { KEYS } from "./helpers/fixture.js";
+import { KEYS, v2Record } from "./helpers/fixture.js";
 import { listenOnLoopback, sendRaw } from "./helpers/raw-http.js";
 
 /** Requests Node's HTTP parser refuses before any route: written byte for byte on a socket. */
@@ -85,5 +85,19 @@ describe("requests the HTTP parser refuses", () => {
       error: "Bad Request",
       message: [{ message: "Malformed HTTP request" }],
     });
+  });
+
+  it("answers a request read whole as any other when bytes follow its Connection: close, never with a 400", async () => {
+    const record = JSON.stringify({ data: [v2Record({ date: "2025-03-01", bidDepthTob: 4242 })] });
+    const answer = await send(
+      post(`Content-Length: ${Buffer.byteLength(record)}\r\nConnection: close\r\n`, record) +
+        "GARBAGE",
+    );
+    // Stored, and told so: the answer is the request's own 201.
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toEqual({ createdCount: 1, updatedCount: 0 });
+    expect(answer.headers["x-submission-id"]).toBeDefined();
+    const listing = await t.request({ url: "/api/v1/reports", key: KEYS.acme });
+    expect(listing.json().items.map((r: { bidDepthTob: number }) => r.bidDepthTob)).toEqual([4242]);
   });
 });

@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES } from "node:http";
+import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { type ErrorBody, errorBody } from "./errors.js";
@@ -23,9 +23,18 @@ export function protocolErrorHandler(requestTimeoutMs: number) {
     if (error.code === "ECONNRESET" || socket.destroyed) return;
     const body = protocolErrorBody(error, requestTimeoutMs);
     this.log.debug({ err: error, statusCode: body.statusCode }, "malformed request refused");
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    // The bytes refused came after a request read whole (say, data after its `Connection:
+    // close`): that request is being answered, and its answer, not a 400, is the one its
+    // sender must get (a batch it carried may be stored). The rest is dropped, and the
+    // connection closed once the answer is out.
+    if (inFlight?.req?.complete === true && !inFlight.writableFinished) {
+      socket.pause();
+      inFlight.once("close", () => socket.destroy());
+      return;
+    }
     // As Node does: no answer into the middle of another one (a pipelined request's) already
     // begun on this connection; the peer would read it as part of that one.
-    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && inFlight?.headersSent !== true) {
       const text = JSON.stringify(body);
       socket.write(
