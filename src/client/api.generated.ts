@@ -346,7 +346,7 @@ export interface paths {
         };
         /**
          * The caller's submissions: accepted, rejected and dry runs, newest first
-         * @description Every authenticated request to a submission endpoint that was decided (201, 400, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. A key sees its own organization's submissions only (project and operator keys do not submit: their log holds only their refused attempts, each a 403 with the code key_may_not_submit).
+         * @description Every authenticated request to a submission endpoint that was decided (201, 400, 403, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. A key sees its own organization's submissions only (project and operator keys do not submit: their log holds only their refused attempts, each a 403 with the code key_may_not_submit).
          */
         get: operations["listSubmissions"];
         put?: never;
@@ -986,7 +986,7 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key (nothing was stored again); absent otherwise */
         "Idempotent-Replayed": "true";
-        /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats */
+        /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 403, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats */
         "X-Submission-Id": string;
         /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
         "Content-Disposition": "attachment; filename=\"reports.csv\"";
@@ -1353,6 +1353,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1737,6 +1738,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Submission-Id": components["headers"]["X-Submission-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -84,7 +84,7 @@ function headers(options: DocumentOptions) {
     },
     "X-Submission-Id": {
       description:
-        "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats",
+        "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 403, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats",
       schema: { type: "string", format: "uuid", maxLength: 36 },
     },
     "Content-Disposition": {
@@ -98,7 +98,7 @@ type HeaderName = keyof ReturnType<typeof headers>;
 
 const IDEMPOTENCY_KEY = "idempotency-key";
 /** The answers of a submission endpoint that the submission log records (see submission-feedback.ts). */
-const LOGGED_STATUSES = new Set(["201", "400", "409", "413", "415", "422"]);
+const LOGGED_STATUSES = new Set(["201", "400", "403", "409", "413", "415", "422"]);
 
 /**
  * Which headers an answer carries, by the kind of operation and the status: every answer has a

@@ -29,7 +29,7 @@ const scopeNote =
 const list = {
   operationId: "listSubmissions",
   summary: "The caller's submissions: accepted, rejected and dry runs, newest first",
-  description: `Every authenticated request to a submission endpoint that was decided (201, 400, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. ${scopeNote}`,
+  description: `Every authenticated request to a submission endpoint that was decided (201, 400, 403, 409, 413, 415, 422), kept SUBMISSION_LOG_DAYS days. dateGte and dateLte filter on the UTC day it was received. ${scopeNote}`,
   tags: ["submissions"],
   querystring: submissionsQuerySchema,
   response: {
