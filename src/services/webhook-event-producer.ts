@@ -1,6 +1,6 @@
 import { addDays, EARLIEST_DATE } from "../domain/dates.js";
 import { lastDueDay } from "../domain/scorecard.js";
-import type { WebhookEvent } from "../domain/webhook-event.js";
+import type { MarketDay, WebhookEvent } from "../domain/webhook-event.js";
 import {
   eventsOfDay,
   type JudgedDay,
@@ -67,8 +67,9 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
     const lastDue = lastDueDay(judgedAt, deadlineUtc);
     const deadlineCatchUp = addDays(state.deadlinesDone, LIMITS.deadlineDays);
     const deadlinesDone = lastDue < deadlineCatchUp ? lastDue : deadlineCatchUp;
-    const ranges = rangesToJudge({ state, versions, changes, deadlinesDone, lastDue });
-    const early = await earlyDaysToJudge(tx, { state, versions, changes });
+    const earlyDays = await earlyDaysToJudge(tx, { state, versions, changes });
+    const ranges = rangesToJudge({ state, versions, earlyDays, changes, deadlinesDone, lastDue });
+    const early = new Set(earlyDays.map(marketDayKey));
     const days = await judge(
       tx,
       ranges,
@@ -95,18 +96,15 @@ export function producePass(stores: Stores, now: Date, options: ProducerOptions)
 /**
  * Of the days before `firstDay` (whose deadlines passed before notifications started), the
  * market-days judged: those of the versions read (`earlyDays`), and in the periods changed,
- * those whose report was stored or corrected since notifications started (subscribers heard
- * of it, so a change of its judgement is news). The other days of a changed period are
- * history nobody was told about: an obligation set for last year announces none of it.
+ * those whose report was stored or corrected since notifications started (its arrival or
+ * correction was news, so is a change of its judgement). The other days of a changed period
+ * are history nobody was told about: a period set or changed for last year judges none of
+ * them.
  */
 async function earlyDaysToJudge(
   tx: Stores,
-  pass: {
-    state: ProducerState;
-    versions: VersionsRead;
-    changes: readonly ChangedPeriod[];
-  },
-): Promise<Set<string>> {
+  pass: { state: ProducerState; versions: VersionsRead; changes: readonly ChangedPeriod[] },
+): Promise<MarketDay[]> {
   const { state, versions, changes } = pass;
   const dayBefore = addDays(state.firstDay, -1);
   const changedEarly = changes
@@ -118,41 +116,44 @@ async function earlyDaysToJudge(
       dateLte: c.until !== null && c.until < dayBefore ? c.until : dayBefore,
     }));
   const touched = await tx.webhookProducer.reportedSince(changedEarly, state.startedAt);
-  return new Set([...versions.earlyDays, ...touched].map(marketDayKey));
+  return [...versions.earlyDays, ...touched];
 }
 
 /**
  * The days a pass judges, one range per organization and coin: the deadlines passed since the
- * last pass; the days of the versions read and of the periods and engagements changed
- * (before `firstDay`, the deadlines notifications started after, only the market-days
- * earlyDaysToJudge names are wanted).
+ * last pass; the days of the versions read and of the periods and engagements changed (never
+ * before `firstDay`, the deadlines notifications started after); and before it, the days of
+ * `earlyDays` (see earlyDaysToJudge), each alone.
  */
 function rangesToJudge(pass: {
   state: ProducerState;
   versions: VersionsRead;
+  earlyDays: readonly MarketDay[];
   changes: readonly ChangedPeriod[];
   deadlinesDone: string;
   lastDue: string;
 }): Range[] {
-  const { state, versions, changes, deadlinesDone, lastDue } = pass;
+  const { state, versions, earlyDays, changes, deadlinesDone, lastDue } = pass;
   const sinceStart = (r: Range) => clip(r, state.firstDay, lastDue);
   return merged([
     ...(deadlinesDone > state.deadlinesDone
       ? [{ dateGte: addDays(state.deadlinesDone, 1), dateLte: deadlinesDone }]
       : []),
     ...versions.ranges.map(sinceStart),
-    ...versions.earlyDays.map((d) => ({
+    ...earlyDays.map((d) => ({
       organizationId: d.organizationId,
       baseCoinId: d.baseCoinId,
       dateGte: d.date,
       dateLte: d.date,
     })),
-    ...changes.map((c) => ({
-      organizationId: c.organizationId,
-      baseCoinId: c.baseCoinId,
-      dateGte: c.since,
-      dateLte: c.until ?? lastDue,
-    })),
+    ...changes.map((c) =>
+      sinceStart({
+        organizationId: c.organizationId,
+        baseCoinId: c.baseCoinId,
+        dateGte: c.since,
+        dateLte: c.until ?? lastDue,
+      }),
+    ),
   ])
     .map((r) => clip(r, EARLIEST_DATE, lastDue))
     .filter((r) => r.dateGte <= r.dateLte);
