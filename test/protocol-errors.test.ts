@@ -53,6 +53,7 @@ describe("requests the HTTP parser refuses", () => {
       "x-content-type-options": "nosniff",
       "cache-control": "no-store",
       connection: "close",
+      "x-request-id": expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     // Nothing of it was stored, and the service answers the next connection.
     const listing = await t.request({ url: "/api/v1/reports", key: KEYS.acme });

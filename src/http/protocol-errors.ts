@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
@@ -11,7 +12,8 @@ type ParserError = Error & { code?: string; reason?: string };
  * a Transfer-Encoding, headers over Node's `maxHeaderSize` (16 KiB), a request not whole within
  * REQUEST_TIMEOUT_MS). Fastify's own answer is a 400 whose message is the string "Client
  * Error", without the headers every answer carries; this one is in the service's shape (a 400
- * in the array form, CONTRACT section 2), says what was wrong, and closes the connection, whose
+ * in the array form, CONTRACT section 2) with a request id of its own (the request's cannot be
+ * read), says what was wrong, and closes the connection, whose
  * bytes can no longer be read as requests.
  */
 export function protocolErrorHandler(requestTimeoutMs: number) {
@@ -41,6 +43,7 @@ export function protocolErrorHandler(requestTimeoutMs: number) {
         `HTTP/1.1 ${body.statusCode} ${STATUS_CODES[body.statusCode]}\r\n` +
           "Content-Type: application/json; charset=utf-8\r\n" +
           `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+          `X-Request-Id: ${randomUUID()}\r\n` +
           "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n" +
           text,
       );
