@@ -1206,7 +1206,7 @@ export interface operations {
                          */
                         quoteCoinId?: string | null;
                         /**
-                         * @description Quote symbol, for pairs against fiat. At least one of quoteCoinId and quoteCoinSymbol; when quoteCoinId is set it decides the quote
+                         * @description Quote symbol, for pairs against fiat, stored upper case: at most 200 characters once upper-cased (ß is SS), so that an export can be submitted again. At least one of quoteCoinId and quoteCoinSymbol; when quoteCoinId is set it decides the quote
                          * @example USD
                          */
                         quoteCoinSymbol?: string | null;
@@ -1601,7 +1601,7 @@ export interface operations {
                          */
                         quoteCoinId?: string | null;
                         /**
-                         * @description Quote symbol, for pairs against fiat. At least one of quoteCoinId and quoteCoinSymbol; when quoteCoinId is set it decides the quote
+                         * @description Quote symbol, for pairs against fiat, stored upper case: at most 200 characters once upper-cased (ß is SS), so that an export can be submitted again. At least one of quoteCoinId and quoteCoinSymbol; when quoteCoinId is set it decides the quote
                          * @example USD
                          */
                         quoteCoinSymbol?: string | null;

@@ -83,9 +83,10 @@ const recordIdentity = {
     example: "tether",
     description: `Quote coin id, for pairs against crypto. ${QUOTE_RULE}`,
   }),
-  quoteCoinSymbol: idSchema
-    .nullish()
-    .meta({ example: "USD", description: `Quote symbol, for pairs against fiat. ${QUOTE_RULE}` }),
+  quoteCoinSymbol: idSchema.nullish().meta({
+    example: "USD",
+    description: `Quote symbol, for pairs against fiat, stored upper case: at most ${MAX_ID_LENGTH} characters once upper-cased (ß is SS), so that an export can be submitted again. ${QUOTE_RULE}`,
+  }),
 };
 
 const instrumentTypeSchema = z
