@@ -7,6 +7,19 @@ import { baseFixture } from "./helpers/fixture.js";
 let cliDb: CliDatabase;
 
 const cli = (...argv: string[]) => cliDb.cli(...argv);
+/** `obligation set` of globex's chainlink period from 2025-01-01 on binance:tether:spot. */
+const setGlobexPeriod = (...more: string[]) =>
+  cli(
+    "obligation",
+    "set",
+    "globex",
+    "chainlink",
+    "--since",
+    "2025-01-01",
+    "--market",
+    "binance:tether:spot",
+    ...more,
+  );
 
 beforeAll(async () => {
   cliDb = await cliDatabase("obligation-cli-");
@@ -98,18 +111,7 @@ describe("obligation commands", () => {
   });
 
   it("refuses a KPI given twice, and thresholds the API refuses, with the API's words", async () => {
-    const set = (...kpis: string[]) =>
-      cli(
-        "obligation",
-        "set",
-        "globex",
-        "chainlink",
-        "--since",
-        "2025-01-01",
-        "--market",
-        "binance:tether:spot",
-        ...kpis.flatMap((kpi) => ["--kpi", kpi]),
-      );
+    const set = (...kpis: string[]) => setGlobexPeriod(...kpis.flatMap((kpi) => ["--kpi", kpi]));
     const twice = await set("minBidDepth200=1", "minBidDepth200=5");
     expect(twice.code).toBe(2);
     expect(twice.err).toContain("--kpi minBidDepth200 is given twice: give each KPI once");
@@ -225,16 +227,7 @@ describe("obligation commands", () => {
   });
 
   it("ends an engagement's open obligation with the engagement", async () => {
-    const set = await cli(
-      "obligation",
-      "set",
-      "globex",
-      "chainlink",
-      "--since",
-      "2025-01-01",
-      "--market",
-      "binance:tether:spot",
-    );
+    const set = await setGlobexPeriod();
     expect(set).toMatchObject({ code: 0 });
     const end = await cli("engagement", "end", "globex", "chainlink", "--until", "2025-05-31");
     expect(end).toMatchObject({

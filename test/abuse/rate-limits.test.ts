@@ -25,6 +25,15 @@ async function countingApp(t: TestApp, env: Record<string, string>) {
     },
   };
   const app = await buildApp({ services, http: loadConfig(env).http, logger: false });
+  /** The dashboard's sign-in form, posted from `remoteAddress`. */
+  const signIn = (key: string, remoteAddress: string) =>
+    app.inject({
+      method: "POST",
+      url: "/app/sign-in",
+      remoteAddress,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: new URLSearchParams({ key }).toString(),
+    });
   const get = (authorization: string | undefined, remoteAddress = "127.0.0.1") =>
     app.inject({
       method: "GET",
@@ -32,7 +41,7 @@ async function countingApp(t: TestApp, env: Record<string, string>) {
       remoteAddress,
       headers: authorization === undefined ? {} : { authorization },
     });
-  return { app, lookups, get };
+  return { app, lookups, get, signIn };
 }
 
 function expect429(response: {
@@ -74,15 +83,8 @@ describe("rate limits before and after authentication", () => {
 
   it("counts failed dashboard sign-ins and failed API keys of an address in one budget", async () => {
     t = await startTestApp();
-    const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "4" });
-    const signIn = (key: string, remoteAddress = "127.0.0.3") =>
-      app.inject({
-        method: "POST",
-        url: "/app/sign-in",
-        remoteAddress,
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ key }).toString(),
-      });
+    const { app, get, signIn: posted } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "4" });
+    const signIn = (key: string, remoteAddress = "127.0.0.3") => posted(key, remoteAddress);
     try {
       expect((await signIn("wrong-1")).statusCode).toBe(401);
       expect((await signIn("wrong-2")).statusCode).toBe(401);
@@ -105,15 +107,15 @@ describe("rate limits before and after authentication", () => {
 
   it("gives a burst of wrong keys sent at once no more lookups than the budget, through either door", async () => {
     t = await startTestApp();
-    const { app, lookups, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
-    const signIn = (key: string) =>
-      app.inject({
-        method: "POST",
-        url: "/app/sign-in",
-        remoteAddress: "127.0.0.5",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ key }).toString(),
-      });
+    const {
+      app,
+      lookups,
+      get,
+      signIn: posted,
+    } = await countingApp(t, {
+      AUTH_FAILURES_PER_MINUTE: "3",
+    });
+    const signIn = (key: string, remoteAddress = "127.0.0.5") => posted(key, remoteAddress);
     try {
       // The budget used to be read before the lookups and counted after them: each of these
       // got a lookup and a 401.
@@ -171,15 +173,8 @@ describe("rate limits before and after authentication", () => {
 
   it("signs in a key that authenticated before from an address that is limited, through either door", async () => {
     t = await startTestApp();
-    const { app, get } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
-    const signIn = (key: string) =>
-      app.inject({
-        method: "POST",
-        url: "/app/sign-in",
-        remoteAddress: "127.0.0.7",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        payload: new URLSearchParams({ key }).toString(),
-      });
+    const { app, get, signIn: posted } = await countingApp(t, { AUTH_FAILURES_PER_MINUTE: "3" });
+    const signIn = (key: string, remoteAddress = "127.0.0.7") => posted(key, remoteAddress);
     try {
       expect((await get(KEYS.acme, "127.0.0.7")).statusCode).toBe(200);
       // Typed as an Authorization header's value: the key is what is known, not the text.
