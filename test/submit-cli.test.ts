@@ -467,7 +467,9 @@ describe("submit command", () => {
     ]);
     expect(service.received).toHaveLength(1);
     expect(result.stderr).toContain("submit: the service refused the API key (Invalid API key)");
-    expect(result.stdout).toContain("2 batch(es) not sent (line 4 to line 5): API key refused");
+    expect(result.stdout).toContain(
+      "2 batch(es) not sent (line 4 to line 5): the API key was refused",
+    );
     expect(result.code).toBe(1);
   });
 
@@ -566,7 +568,7 @@ describe("submit command", () => {
     expect(service.stored.size).toBe(0);
     expect(refused.stdout).toBe(
       [
-        "all or nothing: the dry run of every batch found problems, nothing stored: created 2, updated 0, rejected 1 (records of rejected batches not stored: 1)",
+        "all or nothing: the dry run found problems, so nothing was stored; what the dry run answered: created 2, updated 0, rejected 1 (records of rejected batches not stored: 1)",
         "line 5 bidAskSpread: Number must be less than or equal to 100",
         "",
       ].join("\n"),
@@ -604,6 +606,33 @@ describe("submit command", () => {
       stored: true,
       created: 5,
     });
+  });
+
+  it("with --all-or-nothing, sends no batch after one that fails once the dry run was clean", async () => {
+    const counts = (n: number) => ({ status: 201, body: { createdCount: n, updatedCount: 0 } });
+    const unavailable = { status: 503, body: { message: "Service Unavailable", statusCode: 503 } };
+    // Three clean dry runs, the first batch stored, the second unavailable through its retries.
+    service.script.push(counts(2), counts(2), counts(1), counts(2));
+    service.script.push(...Array.from({ length: 5 }, () => unavailable));
+    const file = writeRecords(5, "interrupted.csv");
+    const result = await submit([
+      file,
+      ...withServer(),
+      "--v1",
+      "--batch-size",
+      "2",
+      "--all-or-nothing",
+    ]);
+    expect(result.code).toBe(1);
+    expect(service.received).toHaveLength(3 + 1 + 5);
+    expect(result.stdout).toBe(
+      [
+        "created 2, updated 0, rejected 0, failed batches 2 (records not stored: 3)",
+        "batch 2 (line 4 to line 5) not stored: HTTP 503: Service Unavailable",
+        "1 batch(es) not sent (line 6): batch 2 was not stored (all or nothing: no batch is sent after it)",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("exits 2 with one hint for a CSV separated by semicolons", async () => {
@@ -649,24 +678,45 @@ describe("submitBatches", () => {
     expect(result).toMatchObject({ created: 3, updated: 0, rejected: [], failedBatches: [] });
   });
 
-  it("fails a batch whose success answer is not JSON, without retrying it (it may be stored)", async () => {
-    let calls = 0;
-    const garbled: typeof fetch = async () => {
-      calls++;
-      return new Response("<html>ok</html>", { status: 201 });
-    };
-    const result = await submitBatches({
+  it("retries a batch whose success answer cannot be read, with its Idempotency-Key (it may be stored)", async () => {
+    const keys: (string | null)[] = [];
+    const garbled =
+      (bodies: string[]): typeof fetch =>
+      async (_input, init) => {
+        keys.push(new Headers(init?.headers).get("idempotency-key"));
+        return new Response(bodies.shift() ?? '{"createdCount": 0, "updatedCount": 1}', {
+          status: 201,
+          headers: { "content-type": "application/json" },
+        });
+      };
+    const options = {
       url: service.url,
       key: KEY,
-      version: "v2",
+      version: "v2" as const,
       dryRun: false,
       records: [{}],
-      fetch: garbled,
       sleep: async () => {},
+    };
+    // An answer cut short, then the kept 201 that the retry's Idempotency-Key gets back.
+    const cut = await submitBatches({ ...options, fetch: garbled(['{"createdCount": 1']) });
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(1);
+    expect(cut).toMatchObject({ created: 0, updated: 1, failedBatches: [] });
+    // Never readable: the batch is named, and the message says what to do.
+    const never = await submitBatches({
+      ...options,
+      maxRetries: 2,
+      fetch: garbled(Array.from({ length: 3 }, () => "<html>ok</html>")),
     });
-    expect(calls).toBe(1);
-    expect(result.failedBatches).toMatchObject([
-      { batch: 1, offset: 0, size: 1, message: "unexpected response body from the service" },
+    expect(never.failedBatches).toMatchObject([
+      {
+        batch: 1,
+        offset: 0,
+        size: 1,
+        message: expect.stringContaining(
+          "could not be read, so the batch may or may not be stored",
+        ),
+      },
     ]);
   });
 

@@ -12,7 +12,7 @@ const HEADINGS: Record<Mode, string> = {
   store: "",
   "dry-run": "dry run, nothing stored: ",
   "all-or-nothing-refused":
-    "all or nothing: the dry run of every batch found problems, nothing stored: ",
+    "all or nothing: the dry run found problems, so nothing was stored; what the dry run answered: ",
 };
 
 export function humanSummary(result: SubmitResult, source: RecordSource, mode: Mode): string {
@@ -30,7 +30,7 @@ export function humanSummary(result: SubmitResult, source: RecordSource, mode: M
     head += `, failed batches ${failed.length} (records not stored: ${records})`;
   }
   if (result.replayedBatches > 0) {
-    head += `, replayed batches ${result.replayedBatches} (already stored in the last 24 hours by an identical batch; counted as first answered)`;
+    head += `, replayed batches ${result.replayedBatches} (already stored in the last 24 hours by an identical batch, or by this run's own earlier attempt whose answer was lost; counted as first answered)`;
   }
   const lines = [`${HEADINGS[mode]}${head}`];
   for (const rejection of result.rejected) {
@@ -45,7 +45,8 @@ export function humanSummary(result: SubmitResult, source: RecordSource, mode: M
   const [first, last] = [unsent[0], unsent.at(-1)];
   if (first && last) {
     const span = { offset: first.offset, size: last.offset + last.size - first.offset };
-    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): API key refused`);
+    const why = first.message.replace(/^not sent: /, "");
+    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): ${why}`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -93,7 +93,7 @@ export async function runSubmit(
     return EXIT_USAGE;
   }
 
-  const send = async (dryRun: boolean): Promise<SubmitResult> => {
+  const send = async (dryRun: boolean, more = {}): Promise<SubmitResult> => {
     const progress = createProgress(io.stderr, source, dryRun);
     try {
       return await submitBatches({
@@ -104,6 +104,7 @@ export async function runSubmit(
         sleep: io.sleep,
         onBatch: progress.batch,
         onRetry: progress.retry,
+        ...more,
       });
     } finally {
       progress.stop();
@@ -116,7 +117,7 @@ export async function runSubmit(
   let mode: Mode = settings.dryRun ? "dry-run" : "store";
   let result = await send(settings.dryRun || settings.allOrNothing);
   if (!settings.dryRun && settings.allOrNothing) {
-    if (isClean(result)) result = await send(false);
+    if (isClean(result)) result = await send(false, { stopAfterFailure: true });
     else mode = "all-or-nothing-refused";
   }
 

@@ -20,7 +20,8 @@ import {
 
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
-const UNEXPECTED_BODY = "unexpected response body from the service";
+const UNEXPECTED_BODY =
+  "the service's answer could not be read, so the batch may or may not be stored: submit the file again (a stored batch is answered from the service's record, not stored twice)";
 
 const problemBodySchema = z.object({
   message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
@@ -39,7 +40,10 @@ type Attempt =
       replayed: boolean;
     }
   | { kind: "network"; message: string }
-  /** A success whose body is not JSON: the batch may be stored or not; not retried. */
+  /**
+   * A success whose body is not JSON: the batch may be stored or not. Retried with the same
+   * Idempotency-Key, which the service answers with its kept 201 if it was.
+   */
   | { kind: "unreadable"; message: string };
 
 /**
@@ -66,12 +70,14 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     replayedBatches: 0,
   };
 
+  let stopped: string | undefined;
   for (let batch = 1; batch <= batches; batch++) {
     const offset = (batch - 1) * batchSize;
     const records = options.records.slice(offset, offset + batchSize);
     const report = { batch, batches, offset, size: records.length };
-    if (result.unauthorized !== undefined) {
-      const message = "not sent: the API key was refused";
+    stopped ??= result.unauthorized === undefined ? undefined : "the API key was refused";
+    if (stopped !== undefined) {
+      const message = `not sent: ${stopped}`;
       result.failedBatches.push({ batch, offset, size: records.length, message, notSent: true });
       options.onBatch?.({ ...report, outcome: "skipped", attempts: 0 });
       continue;
@@ -79,6 +85,8 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     const { attempt, attempts } = await sendWithRetries(client, records, batch, options);
     const outcome = applyAttempt(result, attempt, report);
     options.onBatch?.({ ...report, outcome, attempts });
+    if (options.stopAfterFailure && (outcome === "failed" || outcome === "rejected"))
+      stopped = `batch ${batch} was not stored (all or nothing: no batch is sent after it)`;
   }
   return result;
 }
@@ -209,9 +217,11 @@ function toRejection(
 }
 
 function isRetryable(attempt: Attempt): boolean {
-  if (attempt.kind !== "response") return attempt.kind === "network";
+  if (attempt.kind !== "response") return true;
   // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.
   const { status } = attempt;
+  // A success without the counts (a proxy's page, a body cut short): as an unreadable one.
+  if (status === 200 || status === 201) return !countsSchema.safeParse(attempt.body).success;
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 

@@ -24,7 +24,7 @@ export type FailedBatch = {
   size: number;
   status?: number;
   message: string;
-  /** True for batches left unsent after the service refused the API key. */
+  /** True for batches left unsent: the service refused the API key, or (`stopAfterFailure`) an earlier batch was not stored. */
   notSent?: boolean;
 };
 
@@ -66,6 +66,8 @@ export type SubmitBatchesOptions = {
   timeoutMs?: number;
   /** Mixed into every batch's Idempotency-Key: keys of one run only (`--fresh-keys`). */
   keySalt?: string;
+  /** Sends no batch after one that was not stored (`--all-or-nothing`'s storing pass). */
+  stopAfterFailure?: boolean;
   onBatch?: (report: BatchReport) => void;
   onRetry?: (notice: RetryNotice) => void;
 };
