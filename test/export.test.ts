@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -173,6 +175,48 @@ describe("CSV export", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("leaves no file cut short when the connection is lost halfway, and says so", async () => {
+    // A service that sends the header and two rows, then drops the connection.
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/csv; charset=utf-8" });
+      response.write("date,exchangeId\r\n2025-01-01,binance\r\n2025-01-02,binance\r\n");
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const dir = mkdtempSync(join(tmpdir(), "export-cut-"));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const out = join(dir, "reports.csv");
+      writeFileSync(out, "an earlier export\n");
+      const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+      const stderr = collect(io.stderr);
+      const code = await runExport({ url: `http://127.0.0.1:${port}`, key: KEYS.acme, out }, io);
+      expect(code).toBe(1);
+      expect(stderr()).toMatch(
+        new RegExp(
+          `^error: the export was cut short after 2 reports \\(.+\\); ${out} was not written: export again\n$`,
+        ),
+      );
+      expect(readFileSync(out, "utf8")).toBe("an earlier export\n");
+      expect(readdirSync(dir)).toEqual(["reports.csv"]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("names the option of a filter the service refuses, as bad usage (exit 2)", async () => {
+    const port = await listening();
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+    const stderr = collect(io.stderr);
+    const code = await runExport(
+      { url: `http://127.0.0.1:${port}`, key: KEYS.acme, out: "-", dateGte: "2020-13-01" },
+      io,
+    );
+    expect(code).toBe(2);
+    expect(stderr()).toBe("error: --date-gte: Invalid date, expected YYYY-MM-DD\n");
   });
 
   it("writes the CSV to stdout with --out -, the count on stderr", async () => {

@@ -1,4 +1,5 @@
 import { createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
@@ -61,23 +62,56 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
     return 1;
   }
   const { data: body, error, response } = answer;
-  if (body === undefined || body === null) {
-    const detail = typeof error === "string" ? error : JSON.stringify(error ?? "");
-    io.stderr.write(`error: ${response.status} ${detail}\n`);
-    return 1;
-  }
+  if (body === undefined || body === null) return refused(io, response.status, error);
   const rows = csvRowCounter();
   const toStdout = options.out === "-";
-  await pipeline(
-    Readable.fromWeb(body as WebReadableStream<Uint8Array>),
-    rows.counter,
-    toStdout ? io.stdout : createWriteStream(options.out),
-    { end: !toStdout },
-  );
+  // A file is written beside its name and renamed once whole: a connection lost halfway
+  // leaves no file cut short in its place (and an earlier export there as it was).
+  const partial = `${options.out}.partial-${process.pid}`;
+  try {
+    await pipeline(
+      Readable.fromWeb(body as WebReadableStream<Uint8Array>),
+      rows.counter,
+      toStdout ? io.stdout : createWriteStream(partial),
+      { end: !toStdout },
+    );
+    if (!toStdout) await rename(partial, options.out);
+  } catch (cause) {
+    if (!toStdout) await rm(partial, { force: true });
+    const reason = (cause as Error).cause instanceof Error ? (cause as Error).cause : cause;
+    const left = toStdout ? "what stdout holds is incomplete" : `${options.out} was not written`;
+    io.stderr.write(
+      `error: the export was cut short after ${rows.count()} reports (${(reason as Error).message}); ${left}: export again\n`,
+    );
+    return 1;
+  }
   // On stderr, so that `--out -` leaves stdout to the CSV alone.
   const where = toStdout ? "stdout" : options.out;
   io.stderr.write(`exported ${rows.count()} report${rows.count() === 1 ? "" : "s"} to ${where}\n`);
   return 0;
+}
+
+/** The options of the listing's query parameters, to name in a 400's problems. */
+const OPTION_OF: Record<string, string> = {
+  baseCoinId: "--base-coin-id",
+  exchangeId: "--exchange-id",
+  dateGte: "--date-gte",
+  dateLte: "--date-lte",
+};
+
+/** A refused export: a 400 names the options (bad usage, exit 2), anything else its status. */
+function refused(io: Io, status: number, error: unknown): number {
+  const problems = (error as { message?: unknown } | undefined)?.message;
+  if (status === 400 && Array.isArray(problems)) {
+    for (const problem of problems as { path?: string; message: string }[]) {
+      const option = OPTION_OF[problem.path ?? ""] ?? problem.path;
+      io.stderr.write(`error: ${option ? `${option}: ` : ""}${problem.message}\n`);
+    }
+    return 2;
+  }
+  const detail = typeof error === "string" ? error : JSON.stringify(error ?? "");
+  io.stderr.write(`error: ${status} ${detail}\n`);
+  return 1;
 }
 
 /** The listing as CSV, every page, as a stream: the file is written as it arrives. */
