@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -237,6 +238,47 @@ describe("trading-reports serve", SLOW, () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("trading-reports submit, interrupted", SLOW, () => {
+  it("says on SIGINT what was stored, what may be, and what was not sent; exits 130", async () => {
+    // A service that stores the first batch and never answers the second.
+    let requests = 0;
+    const service = createHttpServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        if (++requests > 1) return;
+        response.writeHead(201, { "content-type": "application/json" });
+        response.end('{"createdCount":1,"updatedCount":0}');
+      });
+    });
+    await new Promise<void>((done) => service.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = service.address() as AddressInfo;
+      const records = ["2024-01-01", "2024-01-02", "2024-01-03"].map((date) => ({
+        date,
+        exchangeId: "binance",
+        baseCoinId: "bitcoin",
+        quoteCoinId: "tether",
+      }));
+      const args = ["submit", file("three.json", records), "--v1", "--batch-size", "1"];
+      const run = cli([...args, "--url", `http://127.0.0.1:${port}`, "--key", "k"]);
+      await within(
+        new Promise<void>((resolve) => {
+          const check = () => (requests >= 2 ? resolve() : setTimeout(check, 20));
+          check();
+        }),
+        "the second batch to be sent",
+      );
+      run.child.kill("SIGINT");
+      expect(await within(run.exited, "exit after SIGINT")).toBe(130);
+      expect(run.stderr()).toContain(
+        "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch(es) 3 to 3 not sent; submitting the file again is safe",
+      );
+    } finally {
+      service.close();
+    }
   });
 });
 

@@ -1,5 +1,9 @@
 import type { RecordSource } from "./submission/read-records.js";
-import type { SubmissionVersion, SubmitResult } from "./submission/submission-types.js";
+import type {
+  BatchReport,
+  SubmissionVersion,
+  SubmitResult,
+} from "./submission/submission-types.js";
 
 /** How the records were sent: stored, only validated, or refused whole after a dry run. */
 export type Mode = "store" | "dry-run" | "all-or-nothing-refused";
@@ -70,7 +74,7 @@ export function jsonSummary(
     /** False when nothing was stored: a dry run, or an all-or-nothing run that found problems. */
     stored: settings.mode === "store",
     records: source.records.length,
-    batches: Math.ceil(source.records.length / settings.batchSize),
+    batches: batchCount(source, settings),
     created: result.created,
     updated: result.updated,
     rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
@@ -103,4 +107,35 @@ function describe(rejection: { message: string; related?: number }, source: Reco
 export function range(source: RecordSource, batch: { offset: number; size: number }): string {
   const first = source.locate(batch.offset);
   return batch.size === 1 ? first : `${first} to ${source.locate(batch.offset + batch.size - 1)}`;
+}
+
+/** The batches a run sends. */
+export const batchCount = (source: RecordSource, settings: { batchSize: number }) =>
+  Math.ceil(source.records.length / settings.batchSize);
+
+/**
+ * What an interrupted run says on stderr: the batches answered and stored, the one being sent
+ * (which may be stored: its answer never came), the ones not sent, and that running the file
+ * again is safe.
+ */
+export function interruptionNote(
+  answered: readonly BatchReport[],
+  batches: number,
+  dryRun: boolean,
+): string {
+  const stored = answered.filter((r) => r.outcome === "accepted" || r.outcome === "replayed");
+  const next = answered.length + 1;
+  const parts = [
+    `submit: interrupted; ${answered.length} of ${batches} batch(es) answered, ${
+      dryRun ? "nothing stored (a dry run)" : `${stored.length} of them stored`
+    }`,
+  ];
+  if (next <= batches)
+    parts.push(`batch ${next} was being sent${dryRun ? "" : " and may or may not be stored"}`);
+  if (next < batches) parts.push(`batch(es) ${next + 1} to ${batches} not sent`);
+  if (!dryRun)
+    parts.push(
+      "submitting the file again is safe: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",
+    );
+  return `${parts.join("; ")}\n`;
 }

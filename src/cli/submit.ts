@@ -11,7 +11,15 @@ import {
   type SubmissionVersion,
   type SubmitResult,
 } from "./submission/submission-types.js";
-import { humanSummary, isClean, jsonSummary, type Mode, range } from "./submit-summary.js";
+import {
+  batchCount,
+  humanSummary,
+  interruptionNote,
+  isClean,
+  jsonSummary,
+  type Mode,
+  range,
+} from "./submit-summary.js";
 
 export type SubmitIo = {
   stdout: NodeJS.WritableStream;
@@ -95,6 +103,14 @@ export async function runSubmit(
 
   const send = async (dryRun: boolean, more = {}): Promise<SubmitResult> => {
     const progress = createProgress(io.stderr, source, dryRun);
+    // Interrupted (Ctrl-C, a supervisor's stop): say what was stored and what not, then go.
+    const interrupted = (signal: NodeJS.Signals) => {
+      progress.stop();
+      io.stderr.write(interruptionNote(progress.answered(), batchCount(source, settings), dryRun));
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    };
+    process.once("SIGINT", interrupted);
+    process.once("SIGTERM", interrupted);
     try {
       return await submitBatches({
         ...settings,
@@ -107,6 +123,8 @@ export async function runSubmit(
         ...more,
       });
     } finally {
+      process.off("SIGINT", interrupted);
+      process.off("SIGTERM", interrupted);
       progress.stop();
     }
   };
@@ -174,8 +192,11 @@ function createProgress(stderr: NodeJS.WritableStream, source: RecordSource, dry
     : undefined;
   bar?.start(total, 0, { status: "" });
   let done = 0;
+  const answered: BatchReport[] = [];
   return {
+    answered: () => answered,
     batch(report: BatchReport) {
+      answered.push(report);
       done += report.size;
       if (bar) return bar.update(done, { status: "" });
       stderr.write(`batch ${report.batch}/${report.batches} (${range(source, report)}): `);
