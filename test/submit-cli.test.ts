@@ -403,6 +403,25 @@ describe("submit command", () => {
         "",
       ].join("\n"),
     );
+    // --json names the file's record too, not the batch's ("data.0").
+    service.reset();
+    const rows = ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-03"].map(
+      (day) => `${day},binance,bitcoin,tether,0.5`,
+    );
+    const csv = writeTemp(
+      "second-batch-duplicate.csv",
+      `date,exchangeId,baseCoinId,quoteCoinId,bidAskSpread\n${rows.join("\n")}\n`,
+    );
+    const json = await submit([csv, ...withServer(), "--v1", "--batch-size", "2", "--json"]);
+    expect(JSON.parse(json.stdout).rejected).toEqual([
+      {
+        index: 3,
+        message: "Duplicate record key (same as line 4)",
+        related: 2,
+        location: "line 5",
+        relatedLocation: "line 4",
+      },
+    ]);
   });
 
   it("splits input by the version's limit: 300 for v2, 1000 for v1", async () => {

@@ -84,6 +84,8 @@ export function jsonSummary(
     replayedBatches: result.replayedBatches,
     rejected: result.rejected.map((rejection) => ({
       ...rejection,
+      // "same as data.0" names a record of its batch: the file's, as the human summary does.
+      message: describe(rejection, source),
       location: source.locate(rejection.index, rejection.field),
       ...(rejection.related === undefined
         ? {}
