@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { protocolErrorBody } from "../src/http/protocol-errors.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -100,5 +101,24 @@ describe("requests the HTTP parser refuses", () => {
     expect(answer.headers["x-submission-id"]).toBeDefined();
     const listing = await t.request({ url: "/api/v1/reports", key: KEYS.acme });
     expect(listing.json().items.map((r: { bidDepthTob: number }) => r.bidDepthTob)).toEqual([4242]);
+  });
+
+  it("answers every request read whole before the refused bytes, pipelined ones too", async () => {
+    const request = (date: string, depth: number) => {
+      const body = JSON.stringify({ data: [v2Record({ date, bidDepthTob: depth })] });
+      return post(`Content-Length: ${Buffer.byteLength(body)}\r\n`, body);
+    };
+    const raw = `${request("2025-03-02", 5151)}${request("2025-03-03", 6161)}GARBAGE\r\n\r\n`;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(raw));
+      const chunks: Buffer[] = [];
+      socket.on("data", (chunk) => chunks.push(chunk));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    });
+    expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 201", "HTTP/1.1 201"]);
+    const listing = await t.request({ url: "/api/v1/reports?dateGte=2025-03-02", key: KEYS.acme });
+    const depths = listing.json().items.map((r: { bidDepthTob: number }) => r.bidDepthTob);
+    expect(depths.sort()).toEqual([5151, 6161]);
   });
 });

@@ -32,7 +32,7 @@ export function protocolErrorHandler(requestTimeoutMs: number) {
     // connection closed once the answer is out.
     if (inFlight?.req?.complete === true && !inFlight.writableFinished) {
       socket.pause();
-      inFlight.once("close", () => socket.destroy());
+      closeAfterAnswers(socket, inFlight);
       return;
     }
     // As Node does: no answer into the middle of another one (a pipelined request's) already
@@ -50,6 +50,27 @@ export function protocolErrorHandler(requestTimeoutMs: number) {
     }
     socket.destroy();
   };
+}
+
+/**
+ * Closes the connection once the answer in flight is out, and the answers of the requests read
+ * whole behind it (pipelined: Node gives the socket to the next answer as one ends).
+ */
+function closeAfterAnswers(socket: Socket, answer: ServerResponse): void {
+  answer.once("close", () => {
+    // null once an answer let go of the socket and none took it.
+    const next = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (
+      next !== undefined &&
+      next !== null &&
+      next !== answer &&
+      !next.writableFinished &&
+      !socket.destroyed
+    )
+      closeAfterAnswers(socket, next);
+    // Not destroy(): the answers handed to the socket may not all be flushed yet.
+    else socket.destroySoon();
+  });
 }
 
 /** The status and message for a parser's error code, as Node itself would choose the status. */
