@@ -274,7 +274,7 @@ describe("trading-reports submit, interrupted", SLOW, () => {
       run.child.kill("SIGINT");
       expect(await within(run.exited, "exit after SIGINT")).toBe(130);
       expect(run.stderr()).toContain(
-        "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch(es) 3 to 3 not sent; submitting the file again is safe",
+        "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch 3 not sent; submitting the file again is safe",
       );
     } finally {
       service.close();

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -203,6 +212,32 @@ describe("CSV export", () => {
       expect(readdirSync(dir)).toEqual(["reports.csv"]);
     } finally {
       server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes into the file a symlink names, keeps its mode, and refuses a directory before asking", async () => {
+    const port = await listening();
+    const dir = mkdtempSync(join(tmpdir(), "export-dest-"));
+    try {
+      const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+      const stderr = collect(io.stderr);
+      const target = join(dir, "target.csv");
+      writeFileSync(target, "old\n", { mode: 0o600 });
+      symlinkSync(target, join(dir, "link.csv"));
+      const options = { url: `http://127.0.0.1:${port}`, key: KEYS.acme, exchangeId: "kraken" };
+      expect(await runExport({ ...options, out: join(dir, "link.csv") }, io)).toBe(0);
+      expect(lstatSync(join(dir, "link.csv")).isSymbolicLink()).toBe(true);
+      expect(csvRows(readFileSync(target, "utf8"))).toHaveLength(2);
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+      expect(readdirSync(dir).sort()).toEqual(["link.csv", "target.csv"]);
+      expect(await runExport({ ...options, out: dir }, io)).toBe(2);
+      expect(await runExport({ ...options, out: join(dir, "none", "x.csv") }, io)).toBe(2);
+      expect(stderr()).toContain(`error: --out ${dir}: is a directory\n`);
+      expect(stderr()).toContain(
+        `error: --out ${join(dir, "none", "x.csv")}: its directory does not exist\n`,
+      );
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -14,6 +14,7 @@ import {
 } from "../src/cli/submission/read-records.js";
 import { submitBatches } from "../src/cli/submission/send-batches.js";
 import { registerSubmitCommand } from "../src/cli/submit.js";
+import { interruptionNote } from "../src/cli/submit-summary.js";
 import { METRICS, PERCENTAGE_METRICS } from "../src/domain/report.js";
 
 const FIXTURES = new URL("./fixtures/submit/", import.meta.url).pathname;
@@ -648,7 +649,7 @@ describe("submit command", () => {
       [
         "created 2, updated 0, rejected 0, failed batches 2 (records not stored: 3)",
         "batch 2 (line 4 to line 5) not stored: HTTP 503: Service Unavailable",
-        "1 batch(es) not sent (line 6): batch 2 was not stored (all or nothing: no batch is sent after it)",
+        "1 batch(es) not sent (line 6): batch 2 failed (all or nothing: no batch is sent after it)",
         "",
       ].join("\n"),
     );
@@ -671,6 +672,30 @@ describe("submit command", () => {
     const result = await submit([writeTemp("empty.json", "[]"), ...withServer()]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("no records to submit");
+  });
+});
+
+describe("the note of an interrupted run", () => {
+  const answered = (outcome: "accepted" | "rejected", batch: number) => ({
+    batch,
+    batches: 4,
+    offset: batch - 1,
+    size: 1,
+    outcome,
+    attempts: 1,
+  });
+
+  it("counts what was stored, names the batch in flight and those not sent", () => {
+    const run = { batches: 4, dryRun: false, freshKeys: false };
+    expect(interruptionNote([answered("accepted", 1), answered("rejected", 2)], run)).toBe(
+      "submit: interrupted; 2 of 4 batch(es) answered, 1 of them stored; batch 3 was being sent and may or may not be stored; batch 4 not sent; submitting the file again is safe: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice\n",
+    );
+    expect(interruptionNote([], { ...run, freshKeys: true })).toBe(
+      "submit: interrupted; 0 of 4 batch(es) answered, 0 of them stored; batch 1 was being sent and may or may not be stored; batches 2 to 4 not sent; submitting the file again applies the stored batches again (--fresh-keys)\n",
+    );
+    expect(interruptionNote([], { ...run, dryRun: true })).toBe(
+      "submit: interrupted; 0 of 4 batch(es) answered, nothing stored (a dry run); batch 1 was being sent; batches 2 to 4 not sent\n",
+    );
   });
 });
 

@@ -1,5 +1,7 @@
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, rmSync } from "node:fs";
+import { copyFile, realpath, rename, rm, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
@@ -52,6 +54,11 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
     );
     return 2;
   }
+  const destination = toStdoutOf(options.out) ? undefined : await destinationOf(options.out);
+  if (typeof destination === "string") {
+    io.stderr.write(`error: --out ${options.out}: ${destination}\n`);
+    return 2;
+  }
   const client = createReportsClient({ url, key });
   const { baseCoinId, exchangeId, dateGte, dateLte } = options;
   let answer: Awaited<ReturnType<typeof requestCsv>>;
@@ -64,31 +71,84 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
   const { data: body, error, response } = answer;
   if (body === undefined || body === null) return refused(io, response.status, error);
   const rows = csvRowCounter();
-  const toStdout = options.out === "-";
-  // A file is written beside its name and renamed once whole: a connection lost halfway
-  // leaves no file cut short in its place (and an earlier export there as it was).
-  const partial = `${options.out}.partial-${process.pid}`;
-  try {
-    await pipeline(
-      Readable.fromWeb(body as WebReadableStream<Uint8Array>),
-      rows.counter,
-      toStdout ? io.stdout : createWriteStream(partial),
-      { end: !toStdout },
-    );
-    if (!toStdout) await rename(partial, options.out);
-  } catch (cause) {
-    if (!toStdout) await rm(partial, { force: true });
-    const reason = (cause as Error).cause instanceof Error ? (cause as Error).cause : cause;
-    const left = toStdout ? "what stdout holds is incomplete" : `${options.out} was not written`;
-    io.stderr.write(
-      `error: the export was cut short after ${rows.count()} reports (${(reason as Error).message}); ${left}: export again\n`,
-    );
+  const csv = Readable.fromWeb(body as WebReadableStream<Uint8Array>);
+  const failure = await (destination === undefined
+    ? pipeline(csv, rows.counter, io.stdout, { end: false }).then(() => undefined, describeFailure)
+    : writeWhole([csv, rows.counter], destination));
+  const reports = `${rows.count()} report${rows.count() === 1 ? "" : "s"}`;
+  if (failure !== undefined) {
+    const left =
+      destination === undefined
+        ? "what stdout holds is incomplete"
+        : `${options.out} was not written`;
+    io.stderr.write(`error: ${failure.replace("{reports}", reports)}; ${left}: export again\n`);
     return 1;
   }
   // On stderr, so that `--out -` leaves stdout to the CSV alone.
-  const where = toStdout ? "stdout" : options.out;
-  io.stderr.write(`exported ${rows.count()} report${rows.count() === 1 ? "" : "s"} to ${where}\n`);
+  io.stderr.write(`exported ${reports} to ${destination === undefined ? "stdout" : options.out}\n`);
   return 0;
+}
+
+const toStdoutOf = (out: string) => out === "-";
+
+type Destination = { path: string; mode: number };
+
+/**
+ * Where a file export goes: the file `out` names (through a symlink, the file it points to),
+ * written with the mode it has; or why it cannot be (a directory, no such directory).
+ */
+async function destinationOf(out: string): Promise<Destination | string> {
+  try {
+    const path = await realpath(out);
+    const stats = await stat(path);
+    return stats.isDirectory() ? "is a directory" : { path, mode: stats.mode & 0o777 };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return (error as Error).message;
+    const parent = await stat(dirname(out)).catch(() => undefined);
+    return parent?.isDirectory() ? { path: out, mode: 0o666 } : "its directory does not exist";
+  }
+}
+
+/**
+ * Writes the CSV beside the destination under a name nobody can guess or have planted, and
+ * renames it into place once whole: a connection lost halfway (or Ctrl-C) leaves no file cut
+ * short (an earlier export there stays as it was). Where a rename cannot replace the file (a
+ * file mounted into a container), it is copied over instead. The failure, or undefined.
+ */
+async function writeWhole(
+  [csv, counter]: [Readable, Transform],
+  to: Destination,
+): Promise<string | undefined> {
+  const partial = `${to.path}.partial-${randomBytes(6).toString("hex")}`;
+  const interrupted = (signal: NodeJS.Signals) => {
+    rmSync(partial, { force: true });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
+  try {
+    await pipeline(csv, counter, createWriteStream(partial, { flags: "wx", mode: to.mode }));
+    await rename(partial, to.path).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EBUSY" && error.code !== "EXDEV") throw error;
+      await copyFile(partial, to.path);
+    });
+    return undefined;
+  } catch (error) {
+    return describeFailure(error);
+  } finally {
+    process.off("SIGINT", interrupted);
+    process.off("SIGTERM", interrupted);
+    await rm(partial, { force: true });
+  }
+}
+
+/** A file that cannot be written, or an answer cut short ("{reports}": how many came). */
+function describeFailure(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if ((cause as NodeJS.ErrnoException).syscall !== undefined)
+    return `cannot write the file after {reports} (${message})`;
+  return `the export was cut short after {reports} (${message})`;
 }
 
 /** The options of the listing's query parameters, to name in a 400's problems. */

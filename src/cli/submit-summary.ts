@@ -122,9 +122,9 @@ export const batchCount = (source: RecordSource, settings: { batchSize: number }
  */
 export function interruptionNote(
   answered: readonly BatchReport[],
-  batches: number,
-  dryRun: boolean,
+  run: { batches: number; dryRun: boolean; freshKeys: boolean },
 ): string {
+  const { batches, dryRun } = run;
   const stored = answered.filter((r) => r.outcome === "accepted" || r.outcome === "replayed");
   const next = answered.length + 1;
   const parts = [
@@ -134,10 +134,14 @@ export function interruptionNote(
   ];
   if (next <= batches)
     parts.push(`batch ${next} was being sent${dryRun ? "" : " and may or may not be stored"}`);
-  if (next < batches) parts.push(`batch(es) ${next + 1} to ${batches} not sent`);
-  if (!dryRun)
+  if (next + 1 === batches) parts.push(`batch ${batches} not sent`);
+  if (next + 1 < batches) parts.push(`batches ${next + 1} to ${batches} not sent`);
+  if (!dryRun && !run.freshKeys)
     parts.push(
       "submitting the file again is safe: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",
     );
+  // --fresh-keys: a batch sent again is applied again (the same values, counted as updated).
+  if (!dryRun && run.freshKeys)
+    parts.push("submitting the file again applies the stored batches again (--fresh-keys)");
   return `${parts.join("; ")}\n`;
 }

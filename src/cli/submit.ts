@@ -106,7 +106,8 @@ export async function runSubmit(
     // Interrupted (Ctrl-C, a supervisor's stop): say what was stored and what not, then go.
     const interrupted = (signal: NodeJS.Signals) => {
       progress.stop();
-      io.stderr.write(interruptionNote(progress.answered(), batchCount(source, settings), dryRun));
+      const run = { batches: batchCount(source, settings), dryRun, freshKeys: !!settings.keySalt };
+      io.stderr.write(interruptionNote(progress.answered(), run));
       process.exit(signal === "SIGINT" ? 130 : 143);
     };
     process.once("SIGINT", interrupted);

@@ -20,8 +20,9 @@ import {
 
 /** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
 const MAX_RETRY_AFTER_MS = 300_000;
-const UNEXPECTED_BODY =
-  "the service's answer could not be read, so the batch may or may not be stored: submit the file again (a stored batch is answered from the service's record, not stored twice)";
+/** Retry lines say the first; a batch that ends so says the second. */
+const UNREADABLE = "the service's answer could not be read";
+const UNREADABLE_AT_LAST = `${UNREADABLE}, so the batch may or may not be stored: submit the file again`;
 
 const problemBodySchema = z.object({
   message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
@@ -75,7 +76,7 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     const offset = (batch - 1) * batchSize;
     const records = options.records.slice(offset, offset + batchSize);
     const report = { batch, batches, offset, size: records.length };
-    stopped ??= result.unauthorized === undefined ? undefined : "the API key was refused";
+    if (result.unauthorized !== undefined) stopped = "the API key was refused";
     if (stopped !== undefined) {
       const message = `not sent: ${stopped}`;
       result.failedBatches.push({ batch, offset, size: records.length, message, notSent: true });
@@ -86,7 +87,7 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     const outcome = applyAttempt(result, attempt, report);
     options.onBatch?.({ ...report, outcome, attempts });
     if (options.stopAfterFailure && (outcome === "failed" || outcome === "rejected"))
-      stopped = `batch ${batch} was not stored (all or nothing: no batch is sent after it)`;
+      stopped = `batch ${batch} failed (all or nothing: no batch is sent after it)`;
   }
   return result;
 }
@@ -141,7 +142,7 @@ async function send(
     return { kind: "response", status, body, text, retryAfterMs: retryAfter, replayed };
   } catch (error) {
     // A success whose body is not JSON: the batch may or may not be stored.
-    if (error instanceof SyntaxError) return { kind: "unreadable", message: UNEXPECTED_BODY };
+    if (error instanceof SyntaxError) return { kind: "unreadable", message: UNREADABLE };
     return { kind: "network", message: networkMessage(error) };
   }
 }
@@ -156,12 +157,13 @@ function applyAttempt(
     result.failedBatches.push({ ...batch, status, message });
     return "failed";
   };
+  if (attempt.kind === "unreadable") return failed(UNREADABLE_AT_LAST);
   if (attempt.kind !== "response") return failed(attempt.message);
   const { status, body } = attempt;
 
   if (status === 200 || status === 201) {
     const counts = countsSchema.safeParse(body);
-    if (!counts.success) return failed(UNEXPECTED_BODY, status);
+    if (!counts.success) return failed(UNREADABLE_AT_LAST, status);
     result.created += counts.data.createdCount;
     result.updated += counts.data.updatedCount;
     if (!attempt.replayed) return "accepted";
