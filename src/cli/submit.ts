@@ -101,34 +101,7 @@ export async function runSubmit(
     return EXIT_USAGE;
   }
 
-  const send = async (dryRun: boolean, more = {}): Promise<SubmitResult> => {
-    const progress = createProgress(io.stderr, source, dryRun);
-    // Interrupted (Ctrl-C, a supervisor's stop): say what was stored and what not, then go.
-    const interrupted = (signal: NodeJS.Signals) => {
-      progress.stop();
-      const run = { batches: batchCount(source, settings), dryRun, freshKeys: !!settings.keySalt };
-      io.stderr.write(interruptionNote(progress.answered(), run));
-      process.exit(signal === "SIGINT" ? 130 : 143);
-    };
-    process.once("SIGINT", interrupted);
-    process.once("SIGTERM", interrupted);
-    try {
-      return await submitBatches({
-        ...settings,
-        dryRun,
-        records: source.records,
-        fetch: io.fetch,
-        sleep: io.sleep,
-        onBatch: progress.batch,
-        onRetry: progress.retry,
-        ...more,
-      });
-    } finally {
-      process.off("SIGINT", interrupted);
-      process.off("SIGTERM", interrupted);
-      progress.stop();
-    }
-  };
+  const send = (dryRun: boolean, more = {}) => sendPass(io, source, settings, { dryRun, ...more });
 
   // All or nothing: every batch is validated (a dry run) before any is stored. The service
   // stores each batch atomically, not the whole file: a batch that fails after a clean dry
@@ -151,6 +124,43 @@ export async function runSubmit(
     : humanSummary(result, source, mode);
   io.stdout.write(summary);
   return isClean(result) ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * One pass over the file's batches, with its progress; interrupted (Ctrl-C, a supervisor's
+ * stop), it says what was stored and what not, then goes.
+ */
+async function sendPass(
+  io: SubmitIo,
+  source: RecordSource,
+  settings: ReturnType<typeof resolveSettings>,
+  pass: { dryRun: boolean; stopAfterFailure?: boolean },
+): Promise<SubmitResult> {
+  const progress = createProgress(io.stderr, source, pass.dryRun);
+  const interrupted = (signal: NodeJS.Signals) => {
+    progress.stop();
+    const batches = batchCount(source, settings);
+    const run = { batches, dryRun: pass.dryRun, freshKeys: !!settings.keySalt };
+    io.stderr.write(interruptionNote(progress.answered(), run));
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
+  try {
+    return await submitBatches({
+      ...settings,
+      ...pass,
+      records: source.records,
+      fetch: io.fetch,
+      sleep: io.sleep,
+      onBatch: progress.batch,
+      onRetry: progress.retry,
+    });
+  } finally {
+    process.off("SIGINT", interrupted);
+    process.off("SIGTERM", interrupted);
+    progress.stop();
+  }
 }
 
 function resolveSettings(options: SubmitCommandOptions, env: Record<string, string | undefined>) {
