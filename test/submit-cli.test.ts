@@ -599,17 +599,12 @@ describe("submit command", () => {
     expect(service.stored.size).toBe(2);
   });
 
+  /** v1 records in batches of 2, all or nothing. */
+  const allOrNothing = (file: string, ...more: string[]) =>
+    submit([file, ...withServer(), "--v1", "--batch-size", "2", "--all-or-nothing", ...more]);
+
   it("with --all-or-nothing, stores every batch after a clean dry run of all of them", async () => {
-    const file = writeRecords(5, "clean.csv");
-    const result = await submit([
-      file,
-      ...withServer(),
-      "--v1",
-      "--batch-size",
-      "2",
-      "--all-or-nothing",
-      "--json",
-    ]);
+    const result = await allOrNothing(writeRecords(5, "clean.csv"), "--json");
     expect(result.code).toBe(0);
     expect(service.received.map((r) => r.headers["x-dry-run"] ?? "stored")).toEqual([
       "true",
@@ -634,15 +629,7 @@ describe("submit command", () => {
     // Three clean dry runs, the first batch stored, the second unavailable through its retries.
     service.script.push(counts(2), counts(2), counts(1), counts(2));
     service.script.push(...Array.from({ length: 5 }, () => unavailable));
-    const file = writeRecords(5, "interrupted.csv");
-    const result = await submit([
-      file,
-      ...withServer(),
-      "--v1",
-      "--batch-size",
-      "2",
-      "--all-or-nothing",
-    ]);
+    const result = await allOrNothing(writeRecords(5, "interrupted.csv"));
     expect(result.code).toBe(1);
     expect(service.received).toHaveLength(3 + 1 + 5);
     expect(result.stdout).toBe(

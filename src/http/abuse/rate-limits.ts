@@ -77,10 +77,11 @@ export function authFailureBudget(counters: RateCounters, perMinute: number): Au
     if (keys?.size === 0) running.delete(address);
   };
   // Hashes of keys that authenticated: filled only after a successful lookup, so its size is
-  // bounded by the stored keys; capped all the same, the longest known leaving first.
+  // bounded by the stored keys; capped all the same, the first known leaving first.
   const known = new Set<string>();
+  // Every authenticated request passes here: a known key costs one lookup, nothing more.
   const remember = (key: string) => {
-    known.delete(key);
+    if (known.has(key)) return;
     known.add(key);
     if (known.size > MAX_KNOWN_KEYS) known.delete(known.values().next().value as string);
   };
