@@ -3,14 +3,14 @@ import { z } from "zod";
 import { DEADLINE_PATTERN } from "./domain/obligation.js";
 import { DEFAULT_RETRY_SCHEDULE } from "./domain/webhook.js";
 
+/** A number whose text was none has this message; its bounds keep their own. */
+const numberType = (message: string) =>
+  z.number({ error: (issue) => (issue.code === "invalid_type" ? message : undefined) });
 /**
  * A number setting, written in decimal (whole numbers as digits only): `0x50`, `1_000` or
  * `Infinity` are refused, not read as JavaScript would read them. Blank values never get
  * here (see loadConfig: they are unset).
  */
-/** A number whose text was none has this message; its bounds keep their own. */
-const numberType = (message: string) =>
-  z.number({ error: (issue) => (issue.code === "invalid_type" ? message : undefined) });
 const numberSetting = <T extends z.ZodType>(digits: RegExp, schema: T) =>
   z.preprocess((v) => (typeof v === "string" && digits.test(v.trim()) ? Number(v) : v), schema);
 const wholeNumber = <T extends z.ZodType>(schema: (n: z.ZodNumber) => T) =>
