@@ -137,6 +137,22 @@ describe("the shape of the body", () => {
     expect(listed.filter((r) => r.quoteCoinSymbol === "É")).toHaveLength(1);
   });
 
+  it("a member named twice counts once, with its last value, whether the body is read whole or in pieces", async () => {
+    const twice = (record: object) =>
+      JSON.stringify(record).replace('"bidDepth50":', '"bidDepth50":-1,"bidDepth50":');
+    const small = [v2Record({ date: "2012-05-01", bidDepth50: 24001 })];
+    const large = records(300, 2).map((r, i) => ({ ...r, date: dayAfter("2013-01-01", i) }));
+    for (const data of [small, large]) {
+      const body = `{"data":[],"data":[${data.map(twice).join(",")}]}`;
+      expect(Buffer.byteLength(body) > 120 * 1024).toBe(data === large);
+      const response = await submit(t, 2, body);
+      expect(response.json()).toEqual({ createdCount: data.length, updatedCount: 0 });
+      const first = data[0] as { date: string; bidDepth50: number };
+      const [listed] = await listReports(t, { dateGte: first.date, dateLte: first.date });
+      expect(listed?.bidDepth50).toBe(first.bidDepth50);
+    }
+  });
+
   it("a hostile body of 600,000 tiny records is refused whole, malformed or not, and stores nothing", async () => {
     const tiny = Array.from({ length: 600_000 }, () => "{}").join(",");
     const before = await rowCounts(t);
