@@ -122,3 +122,34 @@ describe("page numbers", () => {
     }
   });
 });
+
+describe("the OpenAPI document's page and pageSize", () => {
+  /** What the document admits for a listing's query parameter: its pattern and maxLength. */
+  async function documentAdmits(name: string): Promise<(value: string) => boolean> {
+    const document = (await t.request({ url: "/openapi.json" })).json();
+    const parameters: { name: string; schema: { pattern: string; maxLength: number } }[] =
+      document.paths["/api/v1/reports"].get.parameters;
+    const schema = parameters.find((p) => p.name === name)?.schema;
+    if (schema === undefined) throw new Error(`no parameter ${name}`);
+    return (value) => value.length <= schema.maxLength && new RegExp(schema.pattern).test(value);
+  }
+
+  it.each([
+    [
+      "page",
+      ["1", "01", `${"0".repeat(29)}1`, "9".repeat(30)],
+      ["0", "00", "-1", "1.0", "", "1".repeat(31)],
+    ],
+    ["pageSize", ["1", "007", "500", "000000500"], ["0", "000", "0000000001", "+1", " 1"]],
+  ])("admit what the service answers and refuse what it refuses: %s", async (name, answered, refused) => {
+    const admits = await documentAdmits(name);
+    for (const value of answered) {
+      expect((await list(KEYS.acme, { [name]: value })).statusCode, value).toBe(200);
+      expect(admits(value), value).toBe(true);
+    }
+    for (const value of refused) {
+      expect((await list(KEYS.acme, { [name]: value })).statusCode, value).toBe(400);
+      expect(admits(value), value).toBe(false);
+    }
+  });
+});

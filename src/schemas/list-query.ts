@@ -8,18 +8,20 @@ export const MAX_PAGE_SIZE = 500;
 /** Digits a whole-number query parameter may have. */
 const MAX_DIGITS = 9;
 
-/** A query parameter of 1 to `digits` decimal digits, as a number. */
-const digits = (count: number, message: string) =>
+/** A query parameter of 1 to `count` decimal digits whose number is at least 1, as a number. */
+const positiveDigits = (count: number, message: string) =>
   z
     .string()
     .regex(new RegExp(`^[0-9]{1,${count}}$`), message)
-    // The pattern admits nothing longer; said as maxLength for the document's readers.
-    .meta({ maxLength: count })
-    .transform(Number);
+    // The document says what is accepted, zeros refused, in one pattern portable to every
+    // JSON Schema validator (no look-ahead), with the length as maxLength.
+    .meta({ pattern: "^0*[1-9][0-9]*$", maxLength: count })
+    .transform(Number)
+    .refine((n) => n >= 1, message);
 
 /** A query parameter holding a whole number from 1 to `max`. */
 export const positiveInteger = (max: number, message: string) =>
-  digits(MAX_DIGITS, message).refine((n) => n >= 1 && n <= max, message);
+  positiveDigits(MAX_DIGITS, message).refine((n) => n <= max, message);
 
 /** Digits a listing's page may have: any page a client may ask for; a silly length is a 400. */
 const MAX_PAGE_DIGITS = 30;
@@ -36,9 +38,7 @@ const MAX_PAGE = Number.MAX_SAFE_INTEGER;
  * (CONTRACT section 2), read as at most MAX_PAGE.
  */
 const pageNumber = (message: string) =>
-  digits(MAX_PAGE_DIGITS, message)
-    .refine((n) => n >= 1, message)
-    .transform((n) => Math.min(n, MAX_PAGE));
+  positiveDigits(MAX_PAGE_DIGITS, message).transform((n) => Math.min(n, MAX_PAGE));
 
 /** Query of GET /api/v1/reports. Unknown parameters are ignored. */
 export const listQuerySchema = z.object({
