@@ -1,8 +1,11 @@
-import { sql } from "kysely";
+import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chooseReader, lsnValue, replicaLagMs } from "../src/store/read-choice.js";
 import { createReadRouter, primaryOnly, type ReadRouting } from "../src/store/read-router.js";
 import { createStores, type Stores } from "../src/store/stores.js";
+import type { Tables } from "../src/store/tables.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { KEYS, v2Record } from "./helpers/fixture.js";
 import { submitOk } from "./helpers/submission.js";
@@ -142,5 +145,68 @@ describe("a read router over one database", () => {
     expect(await router.read(after.readAfter, async (s) => s)).toBe(replicaStores);
     expect(await router.read("FFFFFFFF/0", async (s) => s)).not.toBe(replicaStores);
     expect(await router.replica()).toEqual({ status: "in_use", lagMs: 0 });
+  });
+});
+
+describe("a read replica that does not answer", () => {
+  let t: TestApp;
+  let silent: Server;
+  const sockets = new Set<Socket>();
+  let hung: Kysely<Tables>;
+  beforeAll(async () => {
+    t = await startTestApp({
+      // A key's write position that cannot be recorded (the primary lost between the commit
+      // and the note): the batch is stored, and its 201 stands.
+      reads: (database) => ({
+        ...primaryOnly(database.stores),
+        wrote: async () => {
+          throw new Error("Connection terminated unexpectedly");
+        },
+      }),
+    });
+    // A server that takes connections and never says a word: a hung replica, not a refusing one.
+    silent = createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    hung = new Kysely<Tables>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ host: "127.0.0.1", port, user: "x", connectionTimeoutMillis: 30_000 }),
+      }),
+    });
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await hung?.destroy();
+    await new Promise((resolve) => silent?.close(resolve));
+    await t?.close();
+  });
+
+  it("answers /readyz's question at once, as unreachable, without waiting out its timeouts", async () => {
+    const router = createReadRouter({
+      primary: t.database.db,
+      replica: hung,
+      primaryStores: t.database.stores,
+      replicaStores: createStores(hung),
+      maxLagMs: 5_000,
+    });
+    const started = Date.now();
+    expect(await router.replica()).toEqual({ status: "unreachable", lagMs: null });
+    expect(await router.replica()).toEqual({ status: "unreachable", lagMs: null });
+    expect(await router.read(undefined, async (stores) => stores)).toBe(t.database.stores);
+    // Bounded by the first probe's wait (1 s), far below the pool's 30 s.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("answers a stored batch 201 when its key's write position cannot be recorded", async () => {
+    expect(await submitOk(t, 2, [v2Record({ date: "2024-05-01" })])).toEqual({
+      createdCount: 1,
+      updatedCount: 0,
+    });
+    expect(await submitOk(t, 2, [v2Record({ date: "2024-05-01" })])).toEqual({
+      createdCount: 0,
+      updatedCount: 1,
+    });
   });
 });

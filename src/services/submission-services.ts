@@ -39,9 +39,12 @@ export function createSubmissionServices(context: {
   const submissionLog = { stores, now };
   const rejections = createRejectionLog({ stores, now });
   const reportCards = { stores, now, deadlineUtc: context.deadlineUtc };
-  // After the write commits and before the answer: the key's next reads, in any process, see it.
+  // After the write commits and before the answer: the key's next reads, in any process, see
+  // it. The batch is stored by then, so a failure to note it never turns its 201 into a 503 (a
+  // retry would store it again): its key may then read a replica behind by at most
+  // READ_REPLICA_MAX_LAG_MS until its next write.
   const noted = async <T>(caller: Caller, result: T): Promise<T> => {
-    if (caller.apiKeyId !== null) await reads.wrote(caller.apiKeyId);
+    if (caller.apiKeyId !== null) await reads.wrote(caller.apiKeyId).catch(() => {});
     return result;
   };
   return {

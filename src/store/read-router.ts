@@ -22,7 +22,7 @@ export type ReadRouting = {
   storesFor(readAfter: string | undefined): Promise<Stores>;
   /** Records that the key has just committed a write (its next reads must see it). */
   wrote(apiKeyId: string): Promise<void>;
-  /** The replica's state, probed now; undefined without a replica. */
+  /** The replica's state as last probed (a stale one probed again); undefined without one. */
   replica(): Promise<ReplicaReport | undefined>;
 };
 
@@ -38,6 +38,17 @@ export function primaryOnly(stores: Stores): ReadRouting {
 
 // A read cancelled on a hot standby because recovery needed its rows (SQLSTATE 40001 there).
 const RECOVERY_CONFLICT = "40001";
+
+/** How long the first probe of a replica is waited for. */
+const FIRST_PROBE_WAIT_MS = 1_000;
+
+function firstProbe(probe: Promise<ReplicaStatus>): Promise<ReplicaStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<ReplicaStatus>((resolve) => {
+    timer = setTimeout(() => resolve({ reachable: false }), FIRST_PROBE_WAIT_MS);
+  });
+  return Promise.race([probe, unanswered]).finally(() => clearTimeout(timer));
+}
 
 export function createReadRouter(deps: {
   primary: Kysely<Tables>;
@@ -62,9 +73,15 @@ export function createReadRouter(deps: {
       });
     return probing;
   };
-  // The last probe's answer; a stale one starts the next probe without waiting for it.
+  // The last probe's answer; a stale one starts the next probe without waiting for it. Before
+  // the first answer, a replica that does not answer at once (hung, not refusing) is taken as
+  // unreachable for now: neither a read nor /readyz waits out its timeouts.
   const current = async (): Promise<ReplicaStatus> => {
-    if (last === undefined) return refresh();
+    if (last === undefined) {
+      const status = await firstProbe(refresh());
+      last ??= { at: Date.now(), status }; // unanswered: the probe goes on, and updates it
+      return status;
+    }
     if (Date.now() - last.at >= ttl) refresh().catch(() => {});
     return last.status;
   };
@@ -95,7 +112,7 @@ export function createReadRouter(deps: {
         where id = ${apiKeyId}`.execute(deps.primary);
     },
     async replica() {
-      return reportOf(await refresh(), deps.maxLagMs);
+      return reportOf(await current(), deps.maxLagMs);
     },
   };
 }
