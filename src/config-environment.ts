@@ -61,6 +61,8 @@ export const environmentSchema = z
     READ_REPLICA_MAX_LAG_MS: positiveInt(5_000),
     DATABASE_MIGRATION_URL: optionalPostgresUrl,
     DATA_DIR: z.string().min(1).default("./data"),
+    // Free space DATA_DIR's disk must keep for the embedded database's writes (0: no check).
+    EMBEDDED_DISK_RESERVE_MB: wholeNumber((n) => n.nonnegative().default(256)),
     // PostgreSQL settings for the embedded database, over the service's own (README
     // "Performance", issue 19: what the embedded database costs): `name=value`, comma-separated.
     PGLITE_SETTINGS: z

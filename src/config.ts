@@ -74,6 +74,8 @@ export type DatabaseConfig =
        * empty cluster: the tests start every database from one migrated copy.
        */
       template?: Blob;
+      /** EMBEDDED_DISK_RESERVE_MB: writes are refused while less is free on DATA_DIR's disk. */
+      diskReserveBytes?: number;
     };
 
 export type HttpConfig = {
@@ -169,7 +171,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 function databaseConfig(e: Environment): DatabaseConfig {
   const settings = e.PGLITE_SETTINGS === undefined ? {} : { settings: e.PGLITE_SETTINGS };
-  if (e.DATABASE_URL === undefined) return { kind: "pglite", dataDir: e.DATA_DIR, ...settings };
+  if (e.DATABASE_URL === undefined) {
+    const diskReserveBytes = e.EMBEDDED_DISK_RESERVE_MB * 1024 * 1024;
+    return { kind: "pglite", dataDir: e.DATA_DIR, diskReserveBytes, ...settings };
+  }
   if (e.DATABASE_URL.startsWith("memory://")) {
     return { kind: "pglite", dataDir: undefined, ...settings };
   }

@@ -13,12 +13,26 @@ describe("embedded database settings", () => {
     expect(config.database).toEqual({
       kind: "pglite",
       dataDir: "./data",
+      diskReserveBytes: 256 * 1024 * 1024,
       settings: ["shared_buffers=32MB", "work_mem=2MB"],
     });
     expect(loadConfig({ PGLITE_SETTINGS: "" }).database).toEqual({
       kind: "pglite",
       dataDir: "./data",
+      diskReserveBytes: 256 * 1024 * 1024,
     });
+  });
+
+  it("reads EMBEDDED_DISK_RESERVE_MB (0: no reserve), and refuses what is not a whole number", () => {
+    expect(loadConfig({ EMBEDDED_DISK_RESERVE_MB: "0" }).database).toMatchObject({
+      diskReserveBytes: 0,
+    });
+    expect(loadConfig({ EMBEDDED_DISK_RESERVE_MB: "1024" }).database).toMatchObject({
+      diskReserveBytes: 1024 * 1024 * 1024,
+    });
+    for (const bad of ["-1", "1.5", "lots"]) {
+      expect(() => loadConfig({ EMBEDDED_DISK_RESERVE_MB: bad })).toThrow(ConfigError);
+    }
   });
 
   it("refuses a value that is not name=value pairs", () => {

@@ -99,7 +99,6 @@ function baseUrlOf(server: Server, host: string): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
-/** README "PgBouncer": the one warning an operator behind an older transaction pooler sees. */
 /** What the stores fall back on, said once each time: lost prepared statements, no shared rate limits. */
 function logStoreTroubles(system: System, log: FastifyBaseLogger) {
   system.database.preparedStatements.onLost((err) =>
@@ -108,6 +107,7 @@ function logStoreTroubles(system: System, log: FastifyBaseLogger) {
       "named prepared statements lost (a transaction pooler such as PgBouncer before 1.21?): statements go unnamed from now on; DB_PREPARED_STATEMENTS=false avoids the first failure",
     ),
   );
+  system.database.onDiskSpace((low, message) => (low ? log.warn(message) : log.info(message)));
   system.rateStore.listener = (reachable, err) =>
     reachable
       ? log.info("the shared rate-limit store answers again: limits are the cluster's again")

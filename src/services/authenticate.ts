@@ -19,7 +19,10 @@ export function createAuthenticator(deps: { organizations: OrganizationStore; no
     const now = deps.now();
     if (now.getTime() - (touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
       touchedAt.set(record.id, now.getTime());
-      await deps.organizations.touchApiKey(record.id, now);
+      // Bookkeeping, not the answer: a key is not refused because its last-used time could
+      // not be written (a disk nearly full, a row another transaction holds); a minute later
+      // it is tried again.
+      await deps.organizations.touchApiKey(record.id, now).catch(() => {});
     }
     return {
       organizationId: record.organizationId,

@@ -3,6 +3,8 @@ import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
 import { prepareDataDir } from "./data-dir.js";
+import { DiskSpaceGuard } from "./disk-space.js";
+import { DISK_WATCHDOG_DEFAULTS, startDiskWatchdog } from "./disk-watchdog.js";
 import { PGliteDialect } from "./pglite-dialect.js";
 import { PoolMeter, type PoolStats } from "./pool-meter.js";
 import { type PreparedStatements, preparingClient } from "./prepared-statements.js";
@@ -17,6 +19,11 @@ export type Database = {
   poolStats(): PoolStats;
   /** Whether the hot statements go by name (DB_PREPARED_STATEMENTS); never on PGlite. */
   preparedStatements: PreparedStatements;
+  /**
+   * An on-disk embedded database's disk reserve crossed, either way (EMBEDDED_DISK_RESERVE_MB:
+   * writes refused below it); never called on PostgreSQL or in memory.
+   */
+  onDiskSpace(listener: (low: boolean, message: string) => void): void;
   close(): Promise<void>;
 };
 
@@ -49,8 +56,9 @@ async function openPGlite({
   dataDir,
   settings = [],
   template,
+  diskReserveBytes = 0,
 }: Extract<DatabaseConfig, { kind: "pglite" }>): Promise<Database> {
-  if (dataDir !== undefined) prepareDataDir(dataDir);
+  const path = dataDir === undefined ? undefined : prepareDataDir(dataDir);
   // Later `-c` win, so PGLITE_SETTINGS override the defaults.
   const startParams = [
     ...PGlite.defaultStartParams,
@@ -67,14 +75,28 @@ async function openPGlite({
   const pglite = await PGlite.create(dataDir, options).catch((error: unknown) => {
     throw fatal === undefined ? error : new Error(fatal, { cause: error });
   });
-  const dialect = new PGliteDialect(pglite);
+  let diskListener: (low: boolean, message: string) => void = () => {};
+  const guard =
+    path === undefined || diskReserveBytes === 0
+      ? undefined
+      : new DiskSpaceGuard(path, diskReserveBytes, (low, message) => diskListener(low, message));
+  await guard?.start();
+  const watchdog =
+    path === undefined ? undefined : startDiskWatchdog({ path, ...DISK_WATCHDOG_DEFAULTS });
+  const dialect = new PGliteDialect(pglite, guard);
   const db = new Kysely<Tables>({ dialect });
   return {
     db,
     kind: "pglite",
     poolStats: () => dialect.stats(),
     preparedStatements: { inUse: () => false, onLost: () => {} },
+    onDiskSpace(listener) {
+      diskListener = listener;
+      if (guard?.isLow()) guard.announce();
+    },
     async close() {
+      guard?.stop();
+      await watchdog?.stop();
       await db.destroy();
       await pglite.close();
     },
@@ -86,7 +108,14 @@ async function openPostgres(
 ): Promise<Database> {
   const { db, poolStats, preparedStatements } = postgresKysely(config.url, config);
   if (config.readReplica === undefined) {
-    return { db, kind: "postgres", poolStats, preparedStatements, close: () => db.destroy() };
+    return {
+      db,
+      kind: "postgres",
+      poolStats,
+      preparedStatements,
+      onDiskSpace: () => {},
+      close: () => db.destroy(),
+    };
   }
   const replica = postgresKysely(config.readReplica.url, config).db;
   return {
@@ -95,6 +124,7 @@ async function openPostgres(
     kind: "postgres",
     poolStats,
     preparedStatements,
+    onDiskSpace: () => {},
     close: async () => {
       await Promise.all([db.destroy(), replica.destroy()]);
     },

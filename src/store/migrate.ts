@@ -16,8 +16,14 @@ export async function migrate(db: Kysely<Tables>): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith(".sql")).sort();
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`.execute(trx);
-    await sql`create table if not exists schema_migrations (
-      name text primary key, applied_at timestamptz not null default now())`.execute(trx);
+    // Created only when missing: a start with nothing to apply writes nothing, so that it
+    // passes the embedded database's disk reserve (disk-space.ts) and serves reads.
+    const table = await sql<{ found: string | null }>`
+      select to_regclass('schema_migrations')::text as found`.execute(trx);
+    if (table.rows[0]?.found == null) {
+      await sql`create table schema_migrations (
+        name text primary key, applied_at timestamptz not null default now())`.execute(trx);
+    }
     const done = await sql<{ name: string }>`select name from schema_migrations`.execute(trx);
     const applied = new Set(done.rows.map((row) => row.name));
     const pending = files.filter((file) => !applied.has(file));

@@ -13,6 +13,7 @@ import {
   type RawBuilder,
   sql,
 } from "kysely";
+import type { DiskSpaceGuard } from "./disk-space.js";
 import { PoolMeter, type PoolStats } from "./pool-meter.js";
 
 const SCRIPT = "/* script: several statements */\n";
@@ -39,7 +40,11 @@ export class PGliteDialect implements Dialect {
   readonly meter = new PoolMeter();
   private busy = false;
 
-  constructor(private readonly pglite: PGlite) {}
+  /** `guard`: an on-disk database's reserve, which refuses writes on a nearly full disk. */
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly guard?: DiskSpaceGuard,
+  ) {}
 
   /** The one connection as a pool of size 1. */
   stats(): PoolStats {
@@ -52,7 +57,7 @@ export class PGliteDialect implements Dialect {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.meter, (busy) => {
+    return new PGliteDriver(this.pglite, this.meter, this.guard, (busy) => {
       this.busy = busy;
     });
   }
@@ -71,9 +76,10 @@ class PGliteDriver implements Driver {
   constructor(
     pglite: PGlite,
     private readonly meter: PoolMeter,
+    guard: DiskSpaceGuard | undefined,
     private readonly setBusy: (busy: boolean) => void,
   ) {
-    this.connection = new PGliteConnection(pglite);
+    this.connection = new PGliteConnection(pglite, guard);
   }
 
   async init(): Promise<void> {}
@@ -118,9 +124,13 @@ class PGliteDriver implements Driver {
 
 class PGliteConnection implements DatabaseConnection {
   release: () => void = () => {};
-  constructor(private readonly pglite: PGlite | Transaction) {}
+  constructor(
+    private readonly pglite: PGlite | Transaction,
+    private readonly guard?: DiskSpaceGuard,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.guard?.admit(query.sql);
     const result = query.sql.startsWith(SCRIPT)
       ? lastOf(await this.pglite.exec(query.sql))
       : await this.pglite.query<R>(query.sql, query.parameters as unknown[]);

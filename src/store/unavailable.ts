@@ -5,6 +5,8 @@ const UNAVAILABLE_SQLSTATES = new Set([
   "57P03", // cannot_connect_now
   "57014", // query_canceled (statement timeout)
   "53300", // too_many_connections
+  "53100", // disk_full (PostgreSQL's, and the embedded disk reserve's: disk-space.ts)
+  "53200", // out_of_memory
 ]);
 const UNAVAILABLE_NODE_CODES = new Set([
   "ECONNREFUSED",
