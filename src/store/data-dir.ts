@@ -1,5 +1,13 @@
-import { accessSync, constants, mkdirSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
 
 /**
  * The embedded database's folder could not be used. The message names the folder, what was
@@ -34,6 +42,32 @@ export function prepareDataDir(dataDir: string): string {
     throw failure(`DATA_DIR ${path} is not readable and writable by this process`, error);
   }
   return path;
+}
+
+/**
+ * Keeps the embedded database's files to this process's user, as PostgreSQL keeps its own
+ * (0600 files, 0700 folders): PGlite writes the files of a new cluster world-writable (0666),
+ * so that in a `DATA_DIR` made beforehand with 0755 (a container volume, `install -d`) any
+ * local user could rewrite reports or plant an API key's hash. `DATA_DIR` itself loses write
+ * for others and its group (a folder they may write lets them replace its files); what else
+ * its mode allows is the operator's. Run at every start: a few thousand files, milliseconds.
+ */
+export function keepPrivate(path: string): void {
+  const mode = statSync(path).mode & 0o777;
+  if (mode & 0o022) tryChmod(path, mode & ~0o022);
+  for (const entry of readdirSync(path, { recursive: true, encoding: "utf8" })) {
+    const file = join(path, entry);
+    const stats = lstatSync(file, { throwIfNoEntry: false });
+    if (stats === undefined || stats.isSymbolicLink() || (stats.mode & 0o077) === 0) continue;
+    tryChmod(file, stats.mode & 0o700);
+  }
+}
+
+/** A file another user owns keeps its mode: the database still works, and start-up goes on. */
+function tryChmod(path: string, mode: number): void {
+  try {
+    chmodSync(path, mode);
+  } catch {}
 }
 
 function makeDirectory(path: string, depth: number): void {

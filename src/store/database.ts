@@ -2,7 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.js";
-import { prepareDataDir } from "./data-dir.js";
+import { keepPrivate, prepareDataDir } from "./data-dir.js";
 import { DiskSpaceGuard } from "./disk-space.js";
 import { DISK_WATCHDOG_DEFAULTS, startDiskWatchdog } from "./disk-watchdog.js";
 import { PGliteDialect } from "./pglite-dialect.js";
@@ -75,6 +75,7 @@ async function openPGlite({
   const pglite = await PGlite.create(dataDir, options).catch((error: unknown) => {
     throw fatal === undefined ? error : new Error(fatal, { cause: error });
   });
+  if (path !== undefined) keepPrivate(path);
   let diskListener: (low: boolean, message: string) => void = () => {};
   const guard =
     path === undefined || diskReserveBytes === 0
