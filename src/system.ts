@@ -15,6 +15,7 @@ import { type Database, openDatabase } from "./store/database.js";
 import { migrate } from "./store/migrate.js";
 import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
 import { createStores, type Stores } from "./store/stores.js";
+import { unreachableAtStart } from "./store/unavailable.js";
 
 /**
  * The composition root: the whole system, wired once. `serve` and every CLI command build
@@ -142,6 +143,8 @@ async function migrateDirectly(url: string, config: Config): Promise<string[]> {
   });
   try {
     return await migrate(direct.db);
+  } catch (error) {
+    throw unreachableAtStart(error, url, "DATABASE_MIGRATION_URL");
   } finally {
     await direct.close();
   }
@@ -162,6 +165,8 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
   const appliedDirectly = migrationUrl ? await migrateDirectly(migrationUrl, config) : undefined;
   const dataDir = config.database.kind === "pglite" ? config.database.dataDir : undefined;
   const database = await openDatabase(config.database).catch((error: unknown) => {
+    if (config.database.kind === "postgres")
+      throw unreachableAtStart(error, config.database.url, "DATABASE_URL");
     if (dataDir === undefined) throw error;
     throw new DataDirError(
       `cannot open the embedded database in DATA_DIR ${resolve(dataDir)}: ${describeOsError(error)}`,
@@ -172,7 +177,9 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     return { database, applied: appliedDirectly ?? (await migrate(database.db)) };
   } catch (error) {
     await database.close();
-    throw error;
+    throw config.database.kind === "postgres"
+      ? unreachableAtStart(error, config.database.url, "DATABASE_URL")
+      : error;
   }
 }
 

@@ -353,6 +353,19 @@ describe("trading-reports usage", SLOW, () => {
     expect(result.stderr).toContain("DATABASE_URL");
   });
 
+  it("exits 1 naming the database it cannot reach and its variable, never the password", async () => {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    for (const args of [["migrate"], ["serve", "--port", "0"]]) {
+      const result = await complete(args, {
+        DATABASE_URL: "postgres://reporter:s3cret@127.0.0.1:1/reports",
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        "error: cannot reach the database at 127.0.0.1:1/reports (DATABASE_URL): connect ECONNREFUSED 127.0.0.1:1\n",
+      );
+    }
+  });
+
   it("applies migrations with migrate and exits 0", async () => {
     const result = await complete(["migrate"]);
     expect(result.code).toBe(0);

@@ -39,3 +39,30 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_MESSAGES.some((m) => error.message.includes(m))) return true;
   return error.cause !== undefined && isDatabaseUnavailable(error.cause);
 }
+
+/**
+ * A database that does not answer at start-up, named by where it was looked for and the
+ * variable that says so (never the password): `connect ECONNREFUSED 127.0.0.1:5433` alone did
+ * not say that the database was the trouble. Any other error is returned as it is.
+ */
+export function unreachableAtStart(error: unknown, url: string, variable: string): unknown {
+  if (!(isDatabaseUnavailable(error) || cannotConnect(error))) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(`cannot reach the database${where(url)} (${variable}): ${reason}`, {
+    cause: error,
+  });
+}
+
+/** " at host:port/name" of a PostgreSQL URL; nothing for one URL cannot read (`u@/db`). */
+function where(url: string): string {
+  if (!URL.canParse(url)) return "";
+  const { hostname, port, pathname, searchParams } = new URL(url);
+  const host = decodeURIComponent(hostname) || searchParams.get("host") || "localhost";
+  return ` at ${host}${host.startsWith("/") ? "" : `:${port || 5432}`}${pathname}`;
+}
+
+/** A socket that could not be opened (any system error), or a login the server refused. */
+function cannotConnect(error: unknown): boolean {
+  const { syscall, code } = (error ?? {}) as { syscall?: unknown; code?: unknown };
+  return syscall !== undefined || (typeof code === "string" && /^(28|3D)/.test(code));
+}
