@@ -172,7 +172,7 @@ describe("a read replica that does not answer", () => {
     const { port } = silent.address() as AddressInfo;
     hung = new Kysely<Tables>({
       dialect: new PostgresDialect({
-        pool: new pg.Pool({ host: "127.0.0.1", port, user: "x", connectionTimeoutMillis: 30_000 }),
+        pool: new pg.Pool({ host: "127.0.0.1", port, user: "x", connectionTimeoutMillis: 600_000 }),
       }),
     });
   });
@@ -191,12 +191,10 @@ describe("a read replica that does not answer", () => {
       replicaStores: createStores(hung),
       maxLagMs: 5_000,
     });
-    const started = Date.now();
+    // The pool would wait 10 minutes for the connection: the answers come from the bound.
     expect(await router.replica()).toEqual({ status: "unreachable", lagMs: null });
     expect(await router.replica()).toEqual({ status: "unreachable", lagMs: null });
     expect(await router.read(undefined, async (stores) => stores)).toBe(t.database.stores);
-    // Bounded by the first probe's wait (1 s), far below the pool's 30 s.
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it("answers a stored batch 201 when its key's write position cannot be recorded", async () => {

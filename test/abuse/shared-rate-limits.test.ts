@@ -127,4 +127,18 @@ describe("a shared store that stops answering", () => {
       vi.useRealTimers();
     }
   });
+
+  it("counts in memory, after waiting a second, when the store hangs rather than refuses", async () => {
+    const hangs = () => new Promise<never>(() => {});
+    const changes: boolean[] = [];
+    const counters = sharedCounters(
+      { hit: hangs, peek: hangs, sweep: async () => 0 },
+      { listener: (reachable) => changes.push(reachable) },
+    );
+    const counter = counters("hung", 5, 60_000);
+    // Each call waits a second, then counts here: without the bound it would never end.
+    expect(await counter.hit("k")).toMatchObject({ allowed: true, remaining: 4 });
+    expect(await counter.exhaustedFor("k")).toBeUndefined();
+    expect(changes).toEqual([false]);
+  });
 });

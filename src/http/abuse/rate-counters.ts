@@ -46,6 +46,24 @@ export type SharedWindows = {
 export const REACHABLE_AGAIN_AFTER_MS = 30_000;
 
 /**
+ * How long a request waits for the shared store. A store that hangs (a frozen database, not a
+ * refusing one) would hold every request for its statement timeout, and then again for the
+ * request's own work: 32 s where the documented bound is 16 (review of availability).
+ */
+const SHARED_STORE_WAIT_MS = 1_000;
+
+function answeredWithin<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${SHARED_STORE_WAIT_MS} ms`)),
+      SHARED_STORE_WAIT_MS,
+    );
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Told when the shared store stops answering (with the first error) and when it answers again:
  * meanwhile the limits hold per process, which an operator must hear of (serve logs it).
  */
@@ -54,7 +72,7 @@ export type StoreReachability = { listener?: (reachable: boolean, error?: unknow
 /**
  * Counters shared by every process on one store (RATE_LIMIT_STORE=database or redis): a limit
  * is the budget of the whole cluster, not of each node. One call per counted request. When
- * the store does not answer, the request is counted in memory instead (the limit then holds
+ * the store does not answer (within SHARED_STORE_WAIT_MS), the request is counted in memory instead (the limit then holds
  * per process, as without a shared store) rather than refused or let through uncounted. Ended
  * windows are deleted by each process at most once per window.
  */
@@ -90,7 +108,10 @@ export function sharedCounters(
           sweptAt = Date.now();
           windows.sweep().catch(() => {});
         }
-        const window = await windows.hit(name, key, windowMs).then(answered, failed);
+        const window = await answeredWithin(windows.hit(name, key, windowMs)).then(
+          answered,
+          failed,
+        );
         if (window === undefined) return local.hit(key);
         return {
           allowed: window.count <= limit,
@@ -99,10 +120,13 @@ export function sharedCounters(
         };
       },
       async exhaustedFor(key, pending = 0) {
-        const window = await windows.peek(name, key).then(answered, (error: unknown) => {
-          failed(error);
-          return null;
-        });
+        const window = await answeredWithin(windows.peek(name, key)).then(
+          answered,
+          (error: unknown) => {
+            failed(error);
+            return null;
+          },
+        );
         if (window === null) return local.exhaustedFor(key, pending);
         const count = window?.count ?? 0;
         if (count + pending < limit) return undefined;
