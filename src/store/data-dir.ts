@@ -2,6 +2,7 @@ import {
   accessSync,
   chmodSync,
   constants,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -41,8 +42,28 @@ export function prepareDataDir(dataDir: string): string {
   } catch (error) {
     throw failure(`DATA_DIR ${path} is not readable and writable by this process`, error);
   }
+  refuseForeignFiles(path);
   return path;
 }
+
+/**
+ * A folder that holds no database yet must hold nothing else either, as PostgreSQL's `initdb`
+ * requires: a mistyped DATA_DIR (a home folder) would get a database's files strewn among its
+ * own, and start on an empty database. Dot files (the owner's, a volume's) and `lost+found`
+ * pass; so do a cluster's own names, left by a first start that was stopped halfway.
+ */
+function refuseForeignFiles(path: string): void {
+  if (existsSync(join(path, "PG_VERSION"))) return;
+  const foreign = readdirSync(path).filter((name) => !CLUSTER_NAME.test(name));
+  if (foreign.length === 0) return;
+  const named = foreign.slice(0, 3).join(", ") + (foreign.length > 3 ? ", …" : "");
+  throw new DataDirError(
+    `DATA_DIR ${path} holds files that are not an embedded database (${named}): use an empty folder or a new path`,
+  );
+}
+
+const CLUSTER_NAME =
+  /^(\.|lost\+found$|pg_|PG_VERSION$|base$|global$|postmaster\.|postgresql.*\.conf$)/;
 
 /**
  * Keeps the embedded database's files to this process's user, as PostgreSQL keeps its own

@@ -3,10 +3,12 @@ import {
   chownSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -256,6 +258,24 @@ describe.skipIf(onPostgres)("start-up failures name the folder and the OS error 
     const path = join(seedFile, "data");
     expectClearFailure(await runCommand(["migrate"], { DATA_DIR: path }), path, "ENOTDIR");
   }, 30_000);
+
+  it("a DATA_DIR holding files of its own, not a database, is refused and left as it was", async () => {
+    const path = freshDataDir();
+    mkdirSync(join(path, "photos"));
+    writeFileSync(join(path, "notes.txt"), "mine");
+    mkdirSync(join(path, "lost+found"));
+    const result = await runCommand(["migrate"], { DATA_DIR: path });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: DATA_DIR ${path} holds files that are not an embedded database (notes.txt, photos): use an empty folder or a new path\n`,
+    );
+    expect(readdirSync(path).sort()).toEqual(["lost+found", "notes.txt", "photos"]);
+    // An empty folder, or one with only dot files and lost+found, takes a database.
+    rmSync(join(path, "photos"), { recursive: true });
+    rmSync(join(path, "notes.txt"));
+    writeFileSync(join(path, ".keep"), "");
+    expect((await runCommand(["migrate"], { DATA_DIR: path })).code).toBe(0);
+  }, 60_000);
 
   // Root passes every permission check: these run the command as `nobody` through setpriv.
   describe.skipIf(!asRoot)("as an unprivileged user", () => {
