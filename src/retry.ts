@@ -63,3 +63,15 @@ export async function settled<T>(work: () => Promise<T>): Promise<Settled<T>> {
     return { ok: false, error };
   }
 }
+
+/**
+ * `work`'s outcome, or `late()`'s once `ms` have passed first (`work` goes on, unheeded): a
+ * bound on a dependency that hangs rather than refuses.
+ */
+export function within<T>(work: Promise<T>, ms: number, late: () => T | Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const lateAnswer = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(Promise.resolve().then(late)), ms);
+  });
+  return Promise.race([work, lateAnswer]).finally(() => clearTimeout(timer));
+}

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { within } from "../retry.js";
 import { chooseReader, type ReplicaStatus, replicaLagMs } from "./read-choice.js";
 import type { Stores } from "./stores.js";
 import type { Tables } from "./tables.js";
@@ -39,16 +40,9 @@ export function primaryOnly(stores: Stores): ReadRouting {
 // A read cancelled on a hot standby because recovery needed its rows (SQLSTATE 40001 there).
 const RECOVERY_CONFLICT = "40001";
 
-/** How long the first probe of a replica is waited for. */
+/** How long the first probe of a replica is waited for, and what its silence counts as. */
 const FIRST_PROBE_WAIT_MS = 1_000;
-
-function firstProbe(probe: Promise<ReplicaStatus>): Promise<ReplicaStatus> {
-  let timer: NodeJS.Timeout | undefined;
-  const unanswered = new Promise<ReplicaStatus>((resolve) => {
-    timer = setTimeout(() => resolve({ reachable: false }), FIRST_PROBE_WAIT_MS);
-  });
-  return Promise.race([probe, unanswered]).finally(() => clearTimeout(timer));
-}
+const UNANSWERED: ReplicaStatus = { reachable: false };
 
 export function createReadRouter(deps: {
   primary: Kysely<Tables>;
@@ -78,7 +72,7 @@ export function createReadRouter(deps: {
   // unreachable for now: neither a read nor /readyz waits out its timeouts.
   const current = async (): Promise<ReplicaStatus> => {
     if (last === undefined) {
-      const status = await firstProbe(refresh());
+      const status = await within(refresh(), FIRST_PROBE_WAIT_MS, () => UNANSWERED);
       last ??= { at: Date.now(), status }; // unanswered: the probe goes on, and updates it
       return status;
     }

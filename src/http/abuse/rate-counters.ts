@@ -1,3 +1,4 @@
+import { within } from "../../retry.js";
 import { WindowCounter } from "./window-counter.js";
 
 /** One counted request: within the limit or not, what is left, when the window ends. */
@@ -52,16 +53,10 @@ export const REACHABLE_AGAIN_AFTER_MS = 30_000;
  */
 const SHARED_STORE_WAIT_MS = 1_000;
 
-function answeredWithin<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`no answer within ${SHARED_STORE_WAIT_MS} ms`)),
-      SHARED_STORE_WAIT_MS,
-    );
+const answeredWithin = <T>(work: Promise<T>) =>
+  within(work, SHARED_STORE_WAIT_MS, () => {
+    throw new Error(`no answer within ${SHARED_STORE_WAIT_MS} ms`);
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Told when the shared store stops answering (with the first error) and when it answers again:
@@ -72,9 +67,9 @@ export type StoreReachability = { listener?: (reachable: boolean, error?: unknow
 /**
  * Counters shared by every process on one store (RATE_LIMIT_STORE=database or redis): a limit
  * is the budget of the whole cluster, not of each node. One call per counted request. When
- * the store does not answer (within SHARED_STORE_WAIT_MS), the request is counted in memory instead (the limit then holds
- * per process, as without a shared store) rather than refused or let through uncounted. Ended
- * windows are deleted by each process at most once per window.
+ * the store does not answer (within SHARED_STORE_WAIT_MS), the request is counted in memory
+ * instead (the limit then holds per process, as without a shared store) rather than refused
+ * or let through uncounted. Ended windows are deleted by each process at most once per window.
  */
 export function sharedCounters(
   windows: SharedWindows,
