@@ -49,7 +49,7 @@ export async function createSystem(
     parallelism: parallelismOf(config),
     publicDepthTolerance: config.publicDepthTolerance,
   };
-  const stores = createStores(database.db, storeOptions);
+  const stores = createStores(database.db, { ...storeOptions, ping: database.ping });
   const reads = readRoutingOf(config, database, stores, storeOptions);
   const now = options.now ?? (() => new Date());
   const metrics = metricsOf(

@@ -24,6 +24,12 @@ export type Database = {
    * writes refused below it); never called on PostgreSQL or in memory.
    */
   onDiskSpace(listener: (low: boolean, message: string) => void): void;
+  /**
+   * Resolves when the database answers (`/readyz`). On PostgreSQL a pool whose connections are
+   * all busy (a long lock on `reports`, a burst) does not make the database unreachable: the
+   * probe then goes over a connection of its own.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -91,6 +97,7 @@ async function openPGlite({
     kind: "pglite",
     poolStats: () => dialect.stats(),
     preparedStatements: { inUse: () => false, onLost: () => {} },
+    ping: () => ping(db),
     onDiskSpace(listener) {
       diskListener = listener;
       if (guard?.isLow()) guard.announce();
@@ -107,27 +114,29 @@ async function openPGlite({
 async function openPostgres(
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
 ): Promise<Database> {
-  const { db, poolStats, preparedStatements } = postgresKysely(config.url, config);
-  if (config.readReplica === undefined) {
-    return {
-      db,
-      kind: "postgres",
-      poolStats,
-      preparedStatements,
-      onDiskSpace: () => {},
-      close: () => db.destroy(),
-    };
-  }
-  const replica = postgresKysely(config.readReplica.url, config).db;
-  return {
+  const { db, poolStats, preparedStatements, probe } = postgresKysely(config.url, config);
+  const primary = {
     db,
-    replica,
-    kind: "postgres",
+    kind: "postgres" as const,
     poolStats,
     preparedStatements,
     onDiskSpace: () => {},
+    ping: probe.ping,
+  };
+  if (config.readReplica === undefined) {
+    return {
+      ...primary,
+      close: async () => {
+        await Promise.all([db.destroy(), probe.close()]);
+      },
+    };
+  }
+  const replica = postgresKysely(config.readReplica.url, config);
+  return {
+    ...primary,
+    replica: replica.db,
     close: async () => {
-      await Promise.all([db.destroy(), replica.destroy()]);
+      await Promise.all([db.destroy(), probe.close(), replica.db.destroy(), replica.probe.close()]);
     },
   };
 }
@@ -135,7 +144,12 @@ async function openPostgres(
 function postgresKysely(
   url: string,
   config: Extract<DatabaseConfig, { kind: "postgres" }>,
-): { db: Kysely<Tables>; poolStats: () => PoolStats; preparedStatements: PreparedStatements } {
+): {
+  db: Kysely<Tables>;
+  poolStats: () => PoolStats;
+  preparedStatements: PreparedStatements;
+  probe: ReadinessProbe;
+} {
   const types = {
     getTypeParser: ((oid: number, format?: string) => {
       const parse = parsers[oid as keyof typeof parsers];
@@ -156,7 +170,19 @@ function postgresKysely(
     types,
     Client: preparing.Client,
   };
-  const pool = new pg.Pool(poolOptions);
+  const pool = quietPool(poolOptions);
+  const poolStats = meterConnections(pool, config.poolSize);
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    poolStats,
+    preparedStatements: preparing.statements,
+    probe: readinessProbe(db, pool, poolOptions),
+  };
+}
+
+function quietPool(options: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(options);
   // An idle client whose server went away emits 'error'; without a listener that would end
   // the process. The pool drops the client and the next request reconnects.
   pool.on("error", () => {});
@@ -167,11 +193,29 @@ function postgresKysely(
   pool.on("connect", (client) => {
     client.on("error", () => {});
   });
-  const poolStats = meterConnections(pool, config.poolSize);
+  return pool;
+}
+
+type ReadinessProbe = { ping(): Promise<void>; close(): Promise<void> };
+
+/**
+ * `select 1` over the pool while it has a connection to spare; when every one is busy, over a
+ * connection of the probe's own (opened then, closed after a minute unused), so that a node
+ * whose requests wait on a lock is not reported unready with the database answering: behind a
+ * balancer every node would turn unready at once, and their waiting requests would fail.
+ */
+function readinessProbe(db: Kysely<Tables>, pool: pg.Pool, options: pg.PoolConfig): ReadinessProbe {
+  let own: pg.Pool | undefined;
   return {
-    db: new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }),
-    poolStats,
-    preparedStatements: preparing.statements,
+    async ping() {
+      const spare = pool.idleCount > 0 || pool.totalCount < (options.max ?? 10);
+      if (spare) return ping(db);
+      own ??= quietPool({ ...options, max: 1, idleTimeoutMillis: 60_000 });
+      await own.query("select 1");
+    },
+    async close() {
+      await own?.end();
+    },
   };
 }
 

@@ -84,6 +84,8 @@ export function createStores(
     parallelism?: number;
     splitAboveMarketDays?: number;
     publicDepthTolerance?: number;
+    /** How `ping` asks the database (Database.ping; `select 1` on `db` without it). */
+    ping?: () => Promise<void>;
   } = {},
 ): Stores {
   return {
@@ -107,7 +109,7 @@ export function createStores(
     reportCards: createReportCardStore(db),
     dashboardSessions: createDashboardSessionStore(db),
     operator: createOperatorStore(db),
-    ping: () => ping(db),
+    ping: options.ping ?? (() => ping(db)),
     transaction(work) {
       // Already in one: the work joins it (the outer transaction owns commit and retry).
       if (db.isTransaction) return work(this);

@@ -1,8 +1,10 @@
+import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
 import type { Services } from "../../src/services/index.js";
 import { startTestApp, type TestApp } from "../helpers/app.js";
+import { onPostgres } from "../helpers/database.js";
 import { KEYS } from "../helpers/fixture.js";
 
 let t: TestApp | undefined;
@@ -102,4 +104,39 @@ describe("health probes", () => {
       await app.close();
     }
   });
+
+  it.skipIf(!onPostgres)(
+    "answers ready while every pooled connection waits on a lock (PostgreSQL)",
+    async () => {
+      t = await startTestApp({ pool: { size: 2 } });
+      const { config } = t.database;
+      if (config.kind !== "postgres") throw new Error("PostgreSQL only");
+      const [locker, watcher] = [1, 2].map(() => new pg.Client({ connectionString: config.url }));
+      await Promise.all([locker?.connect(), watcher?.connect()]);
+      try {
+        await locker?.query("begin; lock table reports in access exclusive mode");
+        const listings = [1, 2].map(() =>
+          t?.request({ method: "GET", url: "/api/v1/reports", key: KEYS.acme }),
+        );
+        await untilTwoWait(watcher as pg.Client);
+        const readiness = await t.request({ method: "GET", url: "/readyz" });
+        expect(readiness.statusCode).toBe(200);
+        await locker?.query("commit");
+        for (const listing of await Promise.all(listings)) expect(listing?.statusCode).toBe(200);
+      } finally {
+        await Promise.all([locker?.end(), watcher?.end()]);
+      }
+    },
+  );
 });
+
+/** Until two sessions of the client's database wait for a lock (the pool of two, both busy). */
+async function untilTwoWait(watcher: pg.Client) {
+  for (;;) {
+    const { rows } = await watcher.query(
+      "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+    );
+    if (rows[0].n >= 2) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

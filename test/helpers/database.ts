@@ -50,7 +50,11 @@ export async function freshDatabase(
     config,
     // Split queries run split here, even small ones (a server splits only large scopes), so
     // tests cover the split.
-    stores: createStores(database.db, { parallelism: 4, splitAboveMarketDays: 0 }),
+    stores: createStores(database.db, {
+      parallelism: 4,
+      splitAboveMarketDays: 0,
+      ping: database.ping,
+    }),
     async close() {
       await database.close();
       await admin(adminUrl, `drop database if exists ${name} with (force)`);
