@@ -22,6 +22,7 @@ import {
   requestsPerKey,
 } from "./abuse/rate-limits.js";
 import { noStore, securityHeaders } from "./abuse/security-headers.js";
+import { closeConnectionsWhileDraining, refuseWhileClosing } from "./closing.js";
 import { dashboardRoutes, sendRefusedPathPage } from "./dashboard/index.js";
 import type { SharedLimits } from "./dashboard/page.js";
 import { errorBody, errorHandler, INTERNAL_ERROR_MESSAGE } from "./errors.js";
@@ -136,6 +137,7 @@ function addRequestHooks(app: FastifyInstance, options: AppOptions): void {
   if (options.metrics !== undefined) observeRequests(app, options.metrics.metrics);
   securityHeaders(app);
   closeConnectionsWhileDraining(app, options.draining);
+  refuseWhileClosing(app);
   idleTimeoutWhileAnswering(app, http.idleTimeoutMs);
   limitRequestsPerAddress(app, {
     perMinute: http.rateLimitPerAddressPerMinute,
@@ -143,15 +145,6 @@ function addRequestHooks(app: FastifyInstance, options: AppOptions): void {
     counters: options.rateCounters,
   });
   shedLoadAbove(app, http.maxInFlightRequests);
-}
-
-/** Once draining, each answer closes its connection: keep-alive clients move to other nodes. */
-function closeConnectionsWhileDraining(app: FastifyInstance, draining?: () => boolean): void {
-  if (draining === undefined) return;
-  app.addHook("onSend", async (_request, reply, payload) => {
-    if (draining()) reply.header("connection", "close");
-    return payload;
-  });
 }
 
 function listeningUrl(server: Server): string | undefined {
@@ -177,7 +170,9 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
     // `__proto__` and `constructor.prototype` keys are dropped like any other unknown field.
     onProtoPoisoning: "remove",
     onConstructorPoisoning: "remove",
-    return503OnClosing: true,
+    // A request reaching a closing server gets the API's 503 (refuseWhileClosing), not
+    // Fastify's own answer without Retry-After.
+    return503OnClosing: false,
     clientErrorHandler: protocolErrorHandler(http.requestTimeoutMs),
     routerOptions: {
       // A path parameter of any length reaches its route (after the API key): an id longer
