@@ -4,9 +4,11 @@ import type { FastifyBaseLogger } from "fastify";
 import { httpUrl, loadConfig } from "../config.js";
 import {
   IDEMPOTENCY_PURGE_INTERVAL_MS,
+  JOB_ERROR_LOG_EVERY_MS,
   MONTH_COUNT_COMPACTION_INTERVAL_MS,
   startPeriodicJob,
 } from "../jobs/periodic.js";
+import { quietly } from "../log-throttle.js";
 import {
   DEMO_API_KEY,
   DEMO_OPERATOR_API_KEY,
@@ -123,7 +125,7 @@ function logStoreTroubles(system: System, log: FastifyBaseLogger) {
  */
 function startJobs(system: System, log: FastifyBaseLogger) {
   const deliveries = system.startWebhookDeliveries({
-    onError: (error) => log.error({ err: error }, "webhook delivery job"),
+    onError: quietly(JOB_ERROR_LOG_EVERY_MS, (fields) => log.error(fields, "webhook delivery job")),
   });
   const purge = startPeriodicJob({
     run: system.services.purgeIdempotencyKeys,
@@ -135,7 +137,9 @@ function startJobs(system: System, log: FastifyBaseLogger) {
     intervalMs: MONTH_COUNT_COMPACTION_INTERVAL_MS,
     onError: (error) => log.warn({ err: error }, "month-count compaction failed"),
   });
-  system.webhookEventProducer.start((err) => log.error({ err }, "webhook events pass failed"));
+  system.webhookEventProducer.start(
+    quietly(JOB_ERROR_LOG_EVERY_MS, (fields) => log.error(fields, "webhook events pass failed")),
+  );
   return {
     async stop() {
       await system.webhookEventProducer.stop();

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { capProblems, DomainError, type Problem, ValidationError } from "../domain/errors.js";
+import { throttledErrors } from "../log-throttle.js";
 
 /** The body of every error response (spec section 7, CONTRACT section 2). */
 export type ErrorBody =
@@ -42,10 +43,14 @@ export const STATUS_OF_KIND: Record<DomainError["kind"], number> = {
   unavailable: 503,
 };
 
+/** How often a 503's cause is logged whole, with its stack (each 503 logs its message). */
+const UNAVAILABLE_STACK_EVERY_MS = 10_000;
+
 /** The error handler of the app, with the problem cap of the configuration. */
 export function errorHandler(options: { maxProblems: number }) {
+  const handling = { ...options, unavailable: throttledErrors(UNAVAILABLE_STACK_EVERY_MS) };
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) =>
-    handleError(error, request, reply, options);
+    handleError(error, request, reply, handling);
 }
 
 /**
@@ -57,7 +62,7 @@ function handleError(
   error: FastifyError | Error,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { maxProblems: number },
+  options: { maxProblems: number; unavailable: ReturnType<typeof throttledErrors> },
 ) {
   if (error instanceof DomainError) {
     const status = STATUS_OF_KIND[error.kind];
@@ -69,7 +74,7 @@ function handleError(
       return reply.code(400).send(badRequest(problems));
     }
     if (error.kind === "unavailable") {
-      request.log.warn({ err: error.cause ?? error }, "dependency unavailable");
+      request.log.warn(options.unavailable(error.cause ?? error).fields, "dependency unavailable");
       reply.header("retry-after", String(RETRY_AFTER_SECONDS.unavailable));
       return reply.code(503).send(errorBody(503, "Service temporarily unavailable; retry later"));
     }

@@ -1,3 +1,6 @@
+/** A job failing every few seconds through an outage is logged once a minute, with a count. */
+export const JOB_ERROR_LOG_EVERY_MS = 60_000;
+
 /** How often `serve` deletes the Idempotency-Keys past retention. */
 export const IDEMPOTENCY_PURGE_INTERVAL_MS = 5 * 60_000;
 
