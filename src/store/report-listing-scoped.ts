@@ -58,9 +58,10 @@ function where(f: ScopedListFilter): RawBuilder<unknown> {
   return conditions.length === 0 ? sql`true` : sql.join(conditions, sql` and `);
 }
 
-/** Reports after `c` in scoped listing order (date descending, the rest ascending). */
+/** Reports after `c` in scoped listing order (date descending, the rest ascending; see
+ * report-listing.ts for why `r.date <=` stands beside the `or`). */
 function after(c: ScopedListCursor): RawBuilder<unknown> {
-  return sql`(r.date < ${c.date}::date or (r.date = ${c.date}::date and
+  return sql`r.date <= ${c.date}::date and (r.date < ${c.date}::date or (r.date = ${c.date}::date and
     (r.exchange_id, r.base_coin_id, r.organization_id, r.quote_key, r.instrument_type) >
     (${c.exchange_id}, ${c.base_coin_id}, ${c.organization_id}, ${c.quote_key}, ${c.instrument_type})))`;
 }

@@ -113,11 +113,32 @@ export type ListCursor = Pick<
   "date" | "exchange_id" | "base_coin_id" | "quote_key" | "instrument_type"
 >;
 
-/** Reports after `c` in listing order (date descending, the rest ascending). */
+/**
+ * Reports after `c` in listing order (date descending, the rest ascending). The `or` alone is
+ * no index range: without `date <=` beside it every chunk of an export scanned the index from
+ * the newest report on, and an export took time growing with the square of its length.
+ */
 function after(c: ListCursor): RawBuilder<unknown> {
-  return sql`(date < ${c.date}::date or (date = ${c.date}::date and
+  return sql`date <= ${c.date}::date and (date < ${c.date}::date or (date = ${c.date}::date and
     (exchange_id, base_coin_id, quote_key, instrument_type) >
     (${c.exchange_id}, ${c.base_coin_id}, ${c.quote_key}, ${c.instrument_type})))`;
+}
+
+/** The next `limit` reports of `filter` after `cursor` (an export's next chunk). */
+export function chunkAfter(
+  filter: ListFilter,
+  limit: number,
+  cursor: ListCursor | undefined,
+): RawBuilder<ListedRow> {
+  return sql<ListedRow>`
+    select ${selected}, coalesce(e.name, r.exchange_id) as exchange_name,
+      coalesce(c.symbol, r.base_coin_id) as base_coin_symbol
+    from reports r
+    left join exchanges e on e.id = r.exchange_id
+    left join coins c on c.id = r.base_coin_id
+    where ${where(filter)} ${cursor === undefined ? sql`` : sql`and ${after(cursor)}`}
+    order by ${ORDER}
+    limit ${limit}`;
 }
 
 /**
@@ -197,15 +218,7 @@ export function createReportListing(db: Kysely<Tables>) {
       withQualityFlags = false,
     ): Promise<{ items: ReportCsvItem[]; next: ListCursor | undefined }> {
       if (filter.baseCoinIds.length === 0) return { items: [], next: undefined };
-      const r = await sql<ListedRow>`
-        select ${selected}, coalesce(e.name, r.exchange_id) as exchange_name,
-          coalesce(c.symbol, r.base_coin_id) as base_coin_symbol
-        from reports r
-        left join exchanges e on e.id = r.exchange_id
-        left join coins c on c.id = r.base_coin_id
-        where ${where(filter)} ${cursor === undefined ? sql`` : sql`and ${after(cursor)}`}
-        order by ${ORDER}
-        limit ${limit}`.execute(db);
+      const r = await chunkAfter(filter, limit, cursor).execute(db);
       const last = r.rows.length < limit ? undefined : r.rows.at(-1);
       return { items: r.rows.map((row) => toCsvItem(row, withQualityFlags)), next: last };
     },
