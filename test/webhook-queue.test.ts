@@ -277,7 +277,7 @@ describe("a backlog of an endpoint at its share", () => {
         new Date(Date.now() + 1_000),
         limit,
         new Date(Date.now() + 60_000),
-        2,
+        { perEndpoint: 2, perOrganization: 100, reserved: 0 },
       ),
     );
 

@@ -82,11 +82,18 @@ export function createWebhookSender(policy: TargetPolicy & { timeoutMs: number }
           dispatcher: agent,
           signal: AbortSignal.timeout(policy.timeoutMs),
         });
-        const excerpt = await excerptOf(answer.body);
         const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+        // A success keeps no excerpt: its body is not read (one that never ended held the
+        // attempt's slot for the whole timeout).
+        if (ok) {
+          // Destroyed unread, it reports an abort nobody needs to hear of.
+          answer.body.on("error", () => {}).destroy();
+          return { statusCode: answer.statusCode, error: null };
+        }
+        const excerpt = await excerptOf(answer.body);
         return {
           statusCode: answer.statusCode,
-          error: ok ? null : clip(`HTTP ${answer.statusCode}${excerpt ? `: ${excerpt}` : ""}`),
+          error: clip(`HTTP ${answer.statusCode}${excerpt ? `: ${excerpt}` : ""}`),
         };
       } catch (error) {
         return { statusCode: null, error: clip(describe(error, policy.timeoutMs)) };

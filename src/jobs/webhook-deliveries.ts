@@ -13,6 +13,7 @@ import {
   webhookBody,
 } from "../domain/webhook.js";
 import type { Stores } from "../store/stores.js";
+import type { ClaimShares } from "../store/webhook-claim-picks.js";
 import type { ClaimedDelivery } from "../store/webhook-delivery-store.js";
 
 export type WebhookJobOptions = TargetPolicy & {
@@ -42,17 +43,17 @@ const MIN_TURN_MS = 50;
 /**
  * The delivery job of `serve` (CONTRACT section 7): takes due deliveries from the database
  * (several processes share the queue; each attempt is made by one), makes at most
- * `concurrency` attempts at once, and at most a quarter of them (2 at least) to one endpoint
- * over all processes. Its database work is done in turns, one short transaction each (the
- * outcomes of the attempts that ended, then a claim for the free slots), so that it uses one
- * connection of the pool at a time and never while a receiver answers. `stop` waits for the
+ * `concurrency` attempts at once, shared out by sharesOf. Its database work is done in turns,
+ * one short transaction each (the outcomes of the attempts that ended, then a claim for the
+ * free slots), so that it uses one connection of the pool at a time and never while a
+ * receiver answers. `stop` waits for the
  * attempts in flight and records them.
  */
 export function startWebhookDeliveries(stores: Stores, options: WebhookJobOptions) {
   const now = options.now ?? (() => new Date());
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const sender = createWebhookSender(options);
-  const perEndpoint = Math.max(2, Math.ceil(options.concurrency / 4));
+  const shares = sharesOf(options.concurrency);
   const inFlight = new Set<Promise<void>>();
   const finished: Finished[] = [];
   let stopped = false;
@@ -80,7 +81,7 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
     try {
       const claimed = await stores.transaction(async (tx) => {
         await recordAll(tx, options, outcomes);
-        return free > 0 ? tx.webhookDeliveries.claim(at, free, leaseUntil, perEndpoint) : [];
+        return free > 0 ? tx.webhookDeliveries.claim(at, free, leaseUntil, shares) : [];
       });
       for (const delivery of claimed) start(delivery);
     } catch (error) {
@@ -116,6 +117,22 @@ export function startWebhookDeliveries(stores: Stores, options: WebhookJobOption
 }
 
 export type WebhookJob = ReturnType<typeof startWebhookDeliveries>;
+
+/**
+ * Fair shares of a process's `concurrency` slots, so that hanging receivers hold up only their
+ * own organization: one endpoint gets at most a quarter of them (2 at least) and one
+ * organization at most half (as many as an endpoint at least), each over all processes; a
+ * quarter of the slots (1 at least, from 2 slots) is kept for organizations with no attempt
+ * in flight anywhere.
+ */
+function sharesOf(concurrency: number): ClaimShares {
+  const perEndpoint = Math.max(2, Math.ceil(concurrency / 4));
+  return {
+    perEndpoint,
+    perOrganization: Math.max(perEndpoint, Math.ceil(concurrency / 2)),
+    reserved: concurrency < 2 ? 0 : Math.max(1, Math.floor(concurrency / 4)),
+  };
+}
 
 /**
  * `wait` ends after `pollMs` or at a `wake`; a wake that came while nobody waited ends the

@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { DISABLED_NOT_SENT } from "../domain/webhook.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
+import { type ClaimShares, pickDue } from "./webhook-claim-picks.js";
 import { endpointHears } from "./webhook-event-store.js";
 
 /** A delivery taken for one attempt, with what the attempt sends. */
@@ -45,10 +46,11 @@ const CLAIM_LOCK_ID = 727_016;
 export function createWebhookDeliveryStore(db: Kysely<Tables>) {
   return {
     /**
-     * Takes up to `limit` due deliveries, oldest due first, for one attempt each (one of a
-     * disabled endpoint or out of its scope fails instead), moving them out of reach of every
-     * process until `leaseUntil`; an endpoint gets at most `perEndpoint` attempts in flight,
-     * counted over every process (the deliveries whose lease has not ended). Run inside a
+     * Takes up to `limit` due deliveries for one attempt each (one of a disabled endpoint or
+     * out of its scope fails instead), moving them out of reach of every process until
+     * `leaseUntil`; within `shares` (per endpoint and per organization, counted over every
+     * process: the deliveries whose lease has not ended), organizations take turns, oldest due
+     * first (see pickDue). Run inside a
      * transaction: claims of all processes take turns on an advisory lock, so that each counts
      * the others' committed claims; none (another process is claiming): nothing is taken now.
      * SKIP LOCKED, and the re-check of the due time on the locked row: two processes never
@@ -58,17 +60,13 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       now: Date,
       limit: number,
       leaseUntil: Date,
-      perEndpoint = limit,
+      shares: ClaimShares = { perEndpoint: limit, perOrganization: limit, reserved: 0 },
     ): Promise<ClaimedDelivery[]> {
       if (!db.isTransaction) throw new Error("claim runs inside a transaction");
       const lock = await sql<{ locked: boolean }>`
         select pg_try_advisory_xact_lock(${CLAIM_LOCK_ID}) as locked`.execute(db);
       if (lock.rows[0]?.locked !== true) return [];
-      const inTimeOrder = await pickInTimeOrder(db, now, limit, perEndpoint);
-      let ids = inTimeOrder.ids;
-      // The window was all backlog of endpoints at their share: look behind it, per endpoint.
-      if (ids.length < limit && inTimeOrder.seen === windowFor(limit))
-        ids = [...ids, ...(await pickPerEndpoint(db, now, limit - ids.length, perEndpoint, ids))];
+      const ids = await pickDue(db, now, limit, shares);
       if (ids.length === 0) return [];
       const result = await sql<ClaimedDelivery>`
         with due as (
@@ -137,81 +135,6 @@ async function recordAttempt(db: Kysely<Tables>, a: AttemptRecord) {
       where id = w.id)) as disabled`.execute(db);
   const row = result.rows[0];
   return row === undefined ? null : { webhookId: row.id, disabled: row.disabled };
-}
-
-/** How many of the oldest due deliveries a claim of `limit` looks at first. */
-const windowFor = (limit: number) => Math.max(32, 8 * limit);
-
-/** Attempts in flight per endpoint, over every process (leases not ended). */
-const inFlight = (now: Date) => sql`in_flight as (
-  select webhook_id, count(*)::int as n from webhook_deliveries
-  where claimed_until is not null and claimed_until > ${now}
-  group by webhook_id
-)`;
-
-/**
- * The oldest due deliveries (the first `windowFor(limit)` of the due index), at most `perEndpoint` in
- * flight per endpoint: cheap while the oldest due ones are spread over endpoints. `seen`:
- * how many were looked at.
- */
-async function pickInTimeOrder(
-  db: Kysely<Tables>,
-  now: Date,
-  limit: number,
-  perEndpoint: number,
-): Promise<{ ids: string[]; seen: number }> {
-  const result = await sql<{ ids: string[] | null; seen: number }>`
-    with ${inFlight(now)},
-    oldest as (
-      select d.id, d.webhook_id, d.next_attempt_at from webhook_deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= ${now}
-      order by d.next_attempt_at
-      limit ${windowFor(limit)}
-    ),
-    ranked as (
-      select o.id, o.next_attempt_at, coalesce(f.n, 0) + row_number() over (
-        partition by o.webhook_id order by o.next_attempt_at, o.id) as nth
-      from oldest o left join in_flight f on f.webhook_id = o.webhook_id
-    ),
-    picked as (
-      select id from ranked where nth <= ${perEndpoint} order by next_attempt_at limit ${limit}
-    )
-    select (select array_agg(id::text) from picked) as ids,
-      (select count(*)::int from oldest) as seen`.execute(db);
-  const row = result.rows[0];
-  return { ids: row?.ids ?? [], seen: row?.seen ?? 0 };
-}
-
-/**
- * The oldest due deliveries of each endpoint that has room, through the per-endpoint index:
- * for a backlog of endpoints at their share, which a walk in time order would read whole.
- */
-async function pickPerEndpoint(
-  db: Kysely<Tables>,
-  now: Date,
-  limit: number,
-  perEndpoint: number,
-  picked: readonly string[],
-): Promise<string[]> {
-  const result = await sql<{ id: string }>`
-    with ${inFlight(now)},
-    open as (
-      select w.id, ${perEndpoint}::int - coalesce(f.n, 0) - (select count(*)::int
-          from webhook_deliveries p where p.id = any(${textArrayLiteral(picked)}::uuid[])
-            and p.webhook_id = w.id) as share
-      from webhooks w left join in_flight f on f.webhook_id = w.id
-      where not w.disabled
-    )
-    select c.id from open cross join lateral (
-      select d.id, d.next_attempt_at from webhook_deliveries d
-      where d.webhook_id = open.id and d.status = 'pending' and d.next_attempt_at <= ${now}
-        and d.id <> all(${textArrayLiteral(picked)}::uuid[])
-      order by d.next_attempt_at
-      limit greatest(open.share, 0)
-    ) c
-    order by c.next_attempt_at
-    limit ${limit}`.execute(db);
-  return result.rows.map((r) => r.id);
 }
 
 /**
