@@ -12,8 +12,9 @@ import { eventually, type Receiver, startReceiver } from "./helpers/webhook-rece
 
 /**
  * Delivery rules of the README (CONTRACT section 7) that once failed: a receiver's answer
- * holding a NUL byte stopped every delivery of every organization; a failed delivery retried
- * by hand went back to its schedule; an event recorded while its endpoint was being disabled
+ * holding a NUL byte stopped every delivery of every organization; a failed or succeeded
+ * delivery retried by hand went back to its schedule, and a pending one lost a scheduled
+ * attempt and its due time; an event recorded while its endpoint was being disabled
  * left a delivery pending on it, sent once the endpoint was enabled again.
  */
 let t: TestApp;
@@ -75,6 +76,13 @@ async function subscribe(key: string, url: string) {
 
 const patch = (key: string, id: string, disabled: boolean) =>
   t.request({ method: "PATCH", url: `/api/v1/webhooks/${id}`, key, payload: { disabled } });
+
+const retry = (id: string, deliveryId: string | undefined) =>
+  t.request({
+    method: "POST",
+    url: `/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`,
+    key: KEYS.globex,
+  });
 
 const sendTest = (key: string, id: string) =>
   t.request({ method: "POST", url: `/api/v1/webhooks/${id}/test`, key });
@@ -147,6 +155,7 @@ describe("an answer holding a NUL byte", () => {
         error: "HTTP 500: \u0000",
         succeeded: false,
         nextAttemptAt: new Date(at.getTime() + 3_600_000),
+        manual: false,
         disableIfFailingSince: new Date(0),
       });
       return tx.webhookDeliveries.claim(at, 10, new Date(at.getTime() + 60_000));
@@ -190,26 +199,52 @@ describe("manual retry", () => {
     expect(receiver.at("/down")).toHaveLength(2);
   });
 
-  it("of a pending delivery that fails keeps its schedule", async () => {
+  it("of a succeeded delivery is one attempt: failing, it is failed with no next attempt", async () => {
+    const id = await subscribe(KEYS.globex, receiver.url("/was-fine"));
+    await withJob(async () => {
+      await sendTest(KEYS.globex, id);
+      const [done] = await eventually(async () => {
+        const items = await log(KEYS.globex, id);
+        return items[0]?.status === "succeeded" && items;
+      }, "the first attempt");
+      receiver.answer("/was-fine", 500, 500);
+      expect((await retry(id, done?.id)).statusCode).toBe(202);
+      const [after] = await eventually(async () => {
+        const items = await log(KEYS.globex, id);
+        return items[0]?.attempts === 2 && items;
+      }, "the manual attempt");
+      // Before: it went back to the schedule (pending, 3 attempts more) and could end failed.
+      expect(after).toMatchObject({ status: "failed", nextAttemptAt: null, lastStatusCode: 500 });
+    });
+    expect(receiver.at("/was-fine")).toHaveLength(2);
+  });
+
+  it("of a pending delivery is one attempt more: its next attempt stays due when it was, and its schedule is whole", async () => {
     const id = await subscribe(KEYS.globex, receiver.url("/flaky"));
-    receiver.answer("/flaky", 500, 500);
+    receiver.answer("/flaky", ...Array(10).fill(500));
     await withJob(async () => {
       await sendTest(KEYS.globex, id);
       const [first] = await eventually(async () => {
         const items = await log(KEYS.globex, id);
         return items[0]?.attempts === 1 && items;
       }, "the first attempt");
-      await t.request({
-        method: "POST",
-        url: `/api/v1/webhooks/${id}/deliveries/${first?.id}/retry`,
-        key: KEYS.globex,
-      });
+      expect((await retry(id, first?.id)).statusCode).toBe(202);
       const [after] = await eventually(async () => {
         const items = await log(KEYS.globex, id);
         return items[0]?.attempts === 2 && items;
       }, "the manual attempt");
       expect(after?.status).toBe("pending");
-      expect(Date.parse(after?.nextAttemptAt ?? "")).toBeGreaterThan(Date.now() + 3_000_000);
+      expect(after?.nextAttemptAt).toBe(first?.nextAttemptAt);
+      // The schedule's 3 retries are still to come: 1 + 3 + the manual one = 5 attempts.
+      for (let attempts = 3; attempts <= 5; attempts++) {
+        await sql`update webhook_deliveries set next_attempt_at = now()
+          where id = ${first?.id} and status = 'pending'`.execute(t.database.db);
+        await eventually(
+          async () => (await log(KEYS.globex, id))[0]?.attempts === attempts,
+          "an attempt",
+        );
+      }
+      expect(await log(KEYS.globex, id)).toMatchObject([{ status: "failed", attempts: 5 }]);
     });
   });
 });

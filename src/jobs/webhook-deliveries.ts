@@ -193,14 +193,14 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
   );
   for (const { delivery, outcome, at } of ordered) {
     const ok = succeeded(outcome);
-    const last = ok || delivery.finalAttempt;
     const recorded = await stores.webhookDeliveries.record({
       id: delivery.id,
       attemptsBefore: delivery.attempts,
       at,
       ...outcome,
       succeeded: ok,
-      nextAttemptAt: last ? null : nextAttemptAt(options.retrySchedule, delivery.attempts + 1, at),
+      nextAttemptAt: ok ? null : nextAfter(options.retrySchedule, delivery, at),
+      manual: delivery.finalAttempt || delivery.resumeAt !== null,
       disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
     });
     if (recorded?.disabled)
@@ -209,4 +209,15 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
         `${DISABLED_NOT_SENT} after failing for 5 days`,
       );
   }
+}
+
+/**
+ * The next attempt after a failed one: none after a manual retry of a failed or succeeded
+ * delivery; the scheduled time it had after a manual retry of a pending one; else the retry
+ * schedule's next delay, counting the scheduled attempts only.
+ */
+function nextAfter(schedule: readonly number[], delivery: ClaimedDelivery, at: Date) {
+  if (delivery.finalAttempt) return null;
+  if (delivery.resumeAt !== null) return delivery.resumeAt;
+  return nextAttemptAt(schedule, delivery.attempts - delivery.manualAttempts + 1, at);
 }

@@ -17,8 +17,15 @@ export type ClaimedDelivery = {
   occurredAt: Date;
   /** The event's data as stored (the same text on every attempt). */
   dataJson: string;
-  /** A failed delivery retried by hand: this attempt is its last, whatever it comes to. */
+  /** A failed or succeeded delivery retried by hand: this attempt is its last. */
   finalAttempt: boolean;
+  /** Attempts made by hand before this one (they use up none of the retry schedule). */
+  manualAttempts: number;
+  /**
+   * A pending delivery retried by hand: this attempt is the manual one, and its next scheduled
+   * attempt is due at this time again if it fails (null: a scheduled attempt).
+   */
+  resumeAt: Date | null;
 };
 
 /** An attempt's result to record. */
@@ -32,6 +39,8 @@ export type AttemptRecord = {
   succeeded: boolean;
   /** The next attempt, or null: no more (succeeded, or failed for good). */
   nextAttemptAt: Date | null;
+  /** Made by hand (POST .../retry): not one of the retry schedule's. */
+  manual: boolean;
   /** An endpoint failing since this long ago is disabled. */
   disableIfFailingSince: Date;
 };
@@ -79,7 +88,11 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
           for update of d skip locked
         ),
         ${take(leaseUntil)}`.execute(db);
-      return result.rows.map((r) => ({ ...r, occurredAt: new Date(r.occurredAt) }));
+      return result.rows.map((r) => ({
+        ...r,
+        occurredAt: new Date(r.occurredAt),
+        resumeAt: r.resumeAt === null ? null : new Date(r.resumeAt),
+      }));
     },
 
     /**
@@ -119,7 +132,8 @@ async function recordAttempt(db: Kysely<Tables>, a: AttemptRecord) {
       update webhook_deliveries
       set status = ${status}, attempts = attempts + 1, last_attempt_at = ${a.at},
         last_status_code = ${a.statusCode}, last_error = ${a.error},
-        next_attempt_at = ${a.nextAttemptAt}, claimed_until = null, final_attempt = false
+        next_attempt_at = ${a.nextAttemptAt}, claimed_until = null, final_attempt = false,
+        manual_attempts = manual_attempts + ${a.manual ? 1 : 0}, resume_at = null
       where id = ${a.id} and status = 'pending' and attempts = ${a.attemptsBefore}
       returning webhook_id
     )
@@ -154,9 +168,10 @@ const take = (leaseUntil: Date) => sql`taken as (
   where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
   returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret, e.type,
     e.occurred_at as "occurredAt", e.data::text as "dataJson", d.final_attempt as "finalAttempt",
-    due.in_scope
+    d.manual_attempts as "manualAttempts", d.resume_at as "resumeAt", due.in_scope
 )
-select id, "webhookId", attempts, url, secret, type, "occurredAt", "dataJson", "finalAttempt"
+select id, "webhookId", attempts, url, secret, type, "occurredAt", "dataJson", "finalAttempt",
+  "manualAttempts", "resumeAt"
 from taken where in_scope`;
 
 export type WebhookDeliveryStore = ReturnType<typeof createWebhookDeliveryStore>;

@@ -196,15 +196,20 @@ export function createWebhookStore(db: Kysely<Tables>) {
     hasDelivery,
 
     /**
-     * Makes a delivery of the endpoint due now (one more attempt; a failed one's last, a
-     * pending one's keeps its schedule): "queued", or "in_progress" while an attempt of it is
-     * being made, or "not_found".
+     * Makes a delivery of the endpoint due now, for one attempt more: a failed or succeeded
+     * one's last; a pending one's made by hand, after which its next scheduled attempt is due
+     * when it was (resume_at; one already due is simply made now, no extra one). "queued", or
+     * "in_progress" while an attempt of it is being made, or "not_found".
      */
     async retry(webhookId: string, deliveryId: string, now: Date) {
+      // Every right-hand side reads the row as it was; least() ignores a null next_attempt_at.
       const result = await sql`
         update webhook_deliveries
-        set status = 'pending', next_attempt_at = ${now},
-          final_attempt = final_attempt or status = 'failed'
+        set status = 'pending', next_attempt_at = least(next_attempt_at, ${now}),
+          final_attempt = final_attempt or status <> 'pending',
+          resume_at = case when status <> 'pending' then null
+            else coalesce(resume_at, case when next_attempt_at > ${now} then next_attempt_at end)
+          end
         where webhook_id = ${webhookId} and id = ${deliveryId}
           and (claimed_until is null or claimed_until <= ${now})
         returning id`.execute(db);
