@@ -18,6 +18,21 @@ const wholeNumber = <T extends z.ZodType>(schema: (n: z.ZodNumber) => T) =>
 const decimal = <T extends z.ZodType>(schema: (n: z.ZodNumber) => T) =>
   numberSetting(/^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, schema(numberType("must be a number")));
 const positiveInt = (fallback: number) => wholeNumber((n) => n.positive().default(fallback));
+
+/** The longest delay Node's timers hold (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * A delay in milliseconds that becomes a timer: positive (or `zero` allowed), at most `max`
+ * (a clear start-up error rather than a timer that fires at once).
+ */
+const timerMs = (fallback: number, { max = MAX_TIMER_MS, zero = false, why = "24.8 days" } = {}) =>
+  wholeNumber((n) =>
+    (zero ? n.nonnegative() : n.positive())
+      .max(max, `must be at most ${max} ms (${why})`)
+      .default(fallback),
+  );
+/** A WEBHOOK_RETRY_SCHEDULE delay is at most 30 days (in seconds). */
+const MAX_RETRY_DELAY_S = 30 * 24 * 60 * 60;
 const port = () => wholeNumber((n) => n.min(0).max(65_535));
 
 /**
@@ -90,9 +105,9 @@ export const environmentSchema = z
     BODY_LIMIT_BYTES: positiveInt(2 * 1024 * 1024),
     RATE_LIMIT_PER_MINUTE: positiveInt(1200),
     MAX_IN_FLIGHT_REQUESTS: positiveInt(64),
-    REQUEST_TIMEOUT_MS: positiveInt(30_000),
+    REQUEST_TIMEOUT_MS: timerMs(30_000),
     // Abuse limits (docs/reliability.md, "Abuse").
-    IDLE_TIMEOUT_MS: positiveInt(10_000),
+    IDLE_TIMEOUT_MS: timerMs(10_000),
     MAX_CONNECTIONS_PER_ADDRESS: positiveInt(64),
     MAX_EXPORTS_PER_KEY: positiveInt(2),
     RATE_LIMIT_PER_ADDRESS_PER_MINUTE: positiveInt(6000),
@@ -100,8 +115,12 @@ export const environmentSchema = z
     HEALTH_PROBES_PER_ADDRESS_PER_MINUTE: positiveInt(3000),
     MAX_PROBLEMS_PER_RESPONSE: positiveInt(100),
     DB_POOL_SIZE: positiveInt(10),
-    DB_STATEMENT_TIMEOUT_MS: positiveInt(15_000),
-    DB_CONNECT_TIMEOUT_MS: positiveInt(3_000),
+    // The client's own timer waits a second longer than the server's statement timeout.
+    DB_STATEMENT_TIMEOUT_MS: timerMs(15_000, {
+      max: MAX_TIMER_MS - 1_000,
+      why: "24.8 days less 1 s",
+    }),
+    DB_CONNECT_TIMEOUT_MS: timerMs(3_000),
     // Connections one scorecard request may use at once (README "Configuration"), at most half
     // the pool: as many as the database server has cores to give one request.
     DB_QUERY_PARALLELISM: positiveInt(2),
@@ -115,7 +134,7 @@ export const environmentSchema = z
       .regex(/^rediss?:\/\//i, "must be a redis:// (or rediss://) URL")
       .refine(readableUrl, "must be a valid URL")
       .optional(),
-    SHUTDOWN_DRAIN_MS: wholeNumber((n) => n.nonnegative().default(0)),
+    SHUTDOWN_DRAIN_MS: timerMs(0, { zero: true }),
     TRUST_PROXY: z
       .string()
       .refine(
@@ -123,7 +142,7 @@ export const environmentSchema = z
         "must be addresses or CIDRs, comma-separated (e.g. 10.0.0.2,10.1.0.0/16)",
       )
       .optional(),
-    REFERENCE_DATA_CHECK_MS: wholeNumber((n) => n.nonnegative().default(1_000)),
+    REFERENCE_DATA_CHECK_MS: timerMs(1_000, { zero: true }),
     COINGECKO_BASE_URL: z.string().url().optional(),
     COINGECKO_API_KEY: z.string().min(1).optional(),
     COINGECKO_KEY_TYPE: z.enum(["demo", "pro"]).default("demo"),
@@ -139,16 +158,19 @@ export const environmentSchema = z
     PUBLIC_DEPTH_TOLERANCE: decimal((n) => n.min(0).max(100).default(0.1)),
     // Notifications (CONTRACT section 7; README "Notifications").
     WEBHOOK_ALLOW_INSECURE: z.enum(["true", "false"]).default("false"),
-    WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+    WEBHOOK_TIMEOUT_MS: timerMs(10_000, { max: 300_000, why: "5 minutes" }),
     WEBHOOK_RETRY_SCHEDULE: z
       .string()
       .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, "must be seconds, comma-separated (e.g. 5,300,1800)")
       .default(DEFAULT_RETRY_SCHEDULE.join(","))
-      .transform((text) => text.split(",").map(Number)),
+      .transform((text) => text.split(",").map(Number))
+      .refine((delays) => delays.every((delay) => delay <= MAX_RETRY_DELAY_S), {
+        message: `must be at most ${MAX_RETRY_DELAY_S} seconds (30 days) each`,
+      }),
     WEBHOOKS_PER_ORGANIZATION: positiveInt(10),
     WEBHOOK_CONCURRENCY: positiveInt(8),
     // The pause between two passes of the job raising report.missing, report.late, kpi.missed.
-    WEBHOOK_EVENTS_POLL_MS: positiveInt(15_000),
+    WEBHOOK_EVENTS_POLL_MS: timerMs(15_000),
     // Days the submission log keeps a submission (CONTRACT section 5); reports are never purged.
     SUBMISSION_LOG_DAYS: positiveInt(400),
     // GET /metrics (README "Metrics"): a listener of its own, and/or the API's port behind a
