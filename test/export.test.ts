@@ -1,4 +1,6 @@
+import { execFileSync, spawn } from "node:child_process";
 import {
+  createReadStream,
   lstatSync,
   mkdtempSync,
   readdirSync,
@@ -16,6 +18,7 @@ import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runExport } from "../src/cli/export.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
+import { SERVICE_ENTRY } from "./helpers/build-service.js";
 import { KEYS, v1Record, v2Records } from "./helpers/fixture.js";
 
 let t: TestApp;
@@ -238,6 +241,93 @@ describe("CSV export", () => {
         `error: --out ${join(dir, "none", "x.csv")}: its directory does not exist\n`,
       );
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("writes straight into a pipe (or a symlink to one) and leaves it a pipe", async () => {
+    const port = await listening();
+    const dir = mkdtempSync(join(tmpdir(), "export-fifo-"));
+    try {
+      const fifo = join(dir, "reports.fifo");
+      execFileSync("mkfifo", [fifo]);
+      symlinkSync(fifo, join(dir, "link"));
+      symlinkSync(join(dir, "missing.csv"), join(dir, "dangling"));
+      const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+      const stderr = collect(io.stderr);
+      const options = { url: `http://127.0.0.1:${port}`, key: KEYS.acme, exchangeId: "kraken" };
+      for (const out of [fifo, join(dir, "link")]) {
+        const read = new Promise<string>((resolve, reject) => {
+          let text = "";
+          createReadStream(fifo, "utf8")
+            .on("data", (chunk) => {
+              text += chunk;
+            })
+            .on("end", () => resolve(text))
+            .on("error", reject);
+        });
+        expect(await runExport({ ...options, out }, io)).toBe(0);
+        expect(csvRows(await read)).toHaveLength(2);
+        expect(lstatSync(fifo).isFIFO()).toBe(true);
+      }
+      expect(await runExport({ ...options, out: join(dir, "dangling") }, io)).toBe(2);
+      expect(stderr()).toContain(
+        `error: --out ${join(dir, "dangling")}: is a symbolic link to nothing\n`,
+      );
+      expect(readdirSync(dir).sort()).toEqual(["dangling", "link", "reports.fifo"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("says after how many reports Ctrl-C stopped it, and leaves the earlier file", async () => {
+    // A service that sends the header and two rows, then nothing more.
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/csv; charset=utf-8" });
+      response.write("date,exchangeId\r\n2025-01-01,binance\r\n2025-01-02,binance\r\n");
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const dir = mkdtempSync(join(tmpdir(), "export-interrupted-"));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const out = join(dir, "reports.csv");
+      writeFileSync(out, "an earlier export\n");
+      const child = spawn(
+        process.execPath,
+        [
+          SERVICE_ENTRY,
+          "export",
+          "--url",
+          `http://127.0.0.1:${port}`,
+          "--key",
+          KEYS.acme,
+          "--out",
+          out,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+      // Once the partial file holds the two rows, the command is waiting for more.
+      const partialHoldsRows = () =>
+        readdirSync(dir).some(
+          (name) =>
+            name.includes(".partial-") && readFileSync(join(dir, name), "utf8").includes("01-02"),
+        );
+      while (!partialHoldsRows()) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(stderr).toBe(
+        `error: interrupted after 2 reports; ${out} was not written: export again\n`,
+      );
+      expect(readFileSync(out, "utf8")).toBe("an earlier export\n");
+      expect(readdirSync(dir)).toEqual(["reports.csv"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream, rmSync } from "node:fs";
-import { copyFile, realpath, rename, rm, stat } from "node:fs/promises";
+import { copyFile, lstat, realpath, rename, rm, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -71,57 +71,83 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
   const { data: body, error, response } = answer;
   if (body === undefined || body === null) return refused(io, response.status, error);
   const rows = csvRowCounter();
+  const reports = () => `${rows.count()} report${rows.count() === 1 ? "" : "s"}`;
   const csv = Readable.fromWeb(body as WebReadableStream<Uint8Array>);
   const failure = await (destination === undefined
     ? pipeline(csv, rows.counter, io.stdout, { end: false }).then(() => undefined, describeFailure)
-    : writeWhole([csv, rows.counter], destination));
-  const reports = `${rows.count()} report${rows.count() === 1 ? "" : "s"}`;
+    : writeWhole([csv, rows.counter], destination, () =>
+        io.stderr.write(
+          `error: interrupted after ${reports()}; ${options.out} was not written: export again\n`,
+        ),
+      ));
   if (failure !== undefined) {
     const left =
       destination === undefined
         ? "what stdout holds is incomplete"
         : `${options.out} was not written`;
-    io.stderr.write(`error: ${failure.replace("{reports}", reports)}; ${left}: export again\n`);
+    io.stderr.write(`error: ${failure.replace("{reports}", reports())}; ${left}: export again\n`);
     return 1;
   }
   // On stderr, so that `--out -` leaves stdout to the CSV alone.
-  io.stderr.write(`exported ${reports} to ${destination === undefined ? "stdout" : options.out}\n`);
+  io.stderr.write(
+    `exported ${reports()} to ${destination === undefined ? "stdout" : options.out}\n`,
+  );
   return 0;
 }
 
 const toStdoutOf = (out: string) => out === "-";
 
-type Destination = { path: string; mode: number };
+/**
+ * A regular file is written whole, then renamed into place (`direct` false); a device, a pipe
+ * or a socket is written straight into as the CSV comes (`direct`: renaming a file over
+ * `/dev/null` or a FIFO would replace it).
+ */
+type Destination = { path: string; mode: number; direct: boolean };
 
 /**
- * Where a file export goes: the file `out` names (through a symlink, the file it points to),
- * written with the mode it has; or why it cannot be (a directory, no such directory).
+ * Where a file export goes: the file `out` names (through a symlink, what it points to),
+ * written with the mode it has; or why it cannot be (a directory, a symlink to nothing, no
+ * such directory).
  */
 async function destinationOf(out: string): Promise<Destination | string> {
-  try {
-    const path = await realpath(out);
-    const stats = await stat(path);
-    return stats.isDirectory() ? "is a directory" : { path, mode: stats.mode & 0o777 };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return (error as Error).message;
+  const target = await stat(out).catch((error: NodeJS.ErrnoException) => error);
+  if (target instanceof Error) {
+    if (target.code !== "ENOENT") return target.message;
+    if (await lstat(out).then(Boolean, () => false)) return "is a symbolic link to nothing";
     const parent = await stat(dirname(out)).catch(() => undefined);
-    return parent?.isDirectory() ? { path: out, mode: 0o666 } : "its directory does not exist";
+    return parent?.isDirectory()
+      ? { path: out, mode: 0o666, direct: false }
+      : "its directory does not exist";
   }
+  if (target.isDirectory()) return "is a directory";
+  if (!target.isFile()) return { path: out, mode: 0, direct: true };
+  // A link whose target has no name (/proc/self/fd/N of a deleted file) is written through.
+  const path = await realpath(out).catch(() => undefined);
+  if (path === undefined) return { path: out, mode: 0, direct: true };
+  return { path, mode: target.mode & 0o777, direct: false };
 }
 
 /**
  * Writes the CSV beside the destination under a name nobody can guess or have planted, and
  * renames it into place once whole: a connection lost halfway (or Ctrl-C) leaves no file cut
  * short (an earlier export there stays as it was). Where a rename cannot replace the file (a
- * file mounted into a container), it is copied over instead. The failure, or undefined.
+ * file mounted into a container), it is copied over instead. Ctrl-C or SIGTERM say after how
+ * many reports (`interrupted`). The failure, or undefined.
  */
 async function writeWhole(
   [csv, counter]: [Readable, Transform],
   to: Destination,
+  interruptedAfter: () => void,
 ): Promise<string | undefined> {
+  if (to.direct)
+    return pipeline(csv, counter, createWriteStream(to.path)).then(
+      () => undefined,
+      describeFailure,
+    );
   const partial = `${to.path}.partial-${randomBytes(6).toString("hex")}`;
   const interrupted = (signal: NodeJS.Signals) => {
     rmSync(partial, { force: true });
+    interruptedAfter();
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", interrupted);
