@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   COINGECKO_PRO_BASE_URL,
@@ -16,50 +14,12 @@ import {
   syncMarketData,
 } from "../src/services/market-data-sync.js";
 import { depthSnapshotsOf } from "../src/services/quality-snapshots.js";
-
-// A stand-in for the CoinGecko API on 127.0.0.1, serving bodies shaped like recorded responses.
+import { ok, type Route, sequence, startCoinGecko, stopCoinGecko } from "./helpers/coingecko.js";
 
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`./fixtures/coingecko/${name}`, import.meta.url), "utf8"));
 
-type Reply = { status?: number; headers?: Record<string, string>; body: unknown } | "drop" | "hang";
-type Route = (query: URLSearchParams) => Reply;
-type Request = { path: string; query: URLSearchParams; headers: IncomingHttpHeaders };
-
-let server: Server | undefined;
-
-afterEach(async () => {
-  const running = server;
-  server = undefined;
-  if (!running) return;
-  running.closeAllConnections();
-  await new Promise((resolve) => running.close(resolve));
-});
-
-/** Serves `routes` (paths under /api/v3) and returns the base URL and the requests it saw. */
-async function startCoinGecko(routes: Record<string, Route>) {
-  const requests: Request[] = [];
-  server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const path = url.pathname.replace(/^\/api\/v3/, "");
-    requests.push({ path, query: url.searchParams, headers: req.headers });
-    const reply: Reply = routes[path]?.(url.searchParams) ?? {
-      status: 404,
-      body: { error: "Not Found" },
-    };
-    if (reply === "drop") {
-      req.socket.destroy();
-      return;
-    }
-    if (reply === "hang") return; // never answers; afterEach closes the connection
-    res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
-    res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
-  });
-  const listening = server;
-  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
-  const { port } = listening.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/api/v3`, requests };
-}
+afterEach(stopCoinGecko);
 
 function recordingSleep() {
   const delays: number[] = [];
@@ -74,16 +34,6 @@ function recordingSleep() {
 function testClient(baseUrl: string, options: Partial<CoinGeckoClientOptions> = {}) {
   return createCoinGeckoClient({ baseUrl, sleep: recordingSleep().sleep, ...options });
 }
-
-/** Answers `replies` in order, then repeats the last one. */
-function sequence(...replies: Reply[]): Route {
-  let call = 0;
-  return () => replies[Math.min(call++, replies.length - 1)] ?? { status: 500, body: {} };
-}
-
-const ok =
-  (body: unknown): Route =>
-  () => ({ body });
 
 /**
  * With depth=true, CoinGecko adds to each ticker the USD it costs to move the price 2 % up and
@@ -489,10 +439,8 @@ describe("createCoinGeckoClient", () => {
   });
 
   it("names a refused connection and the URL", async () => {
-    const { baseUrl } = await startCoinGecko({});
-    const running = server;
-    server = undefined;
-    await new Promise((resolve) => running?.close(resolve)); // nothing listens there now
+    const { baseUrl, stop } = await startCoinGecko({});
+    await stop(); // nothing listens there now
     const client = testClient(baseUrl, { maxRetries: 1 });
     await expect(client.coinsList()).rejects.toThrow(
       `CoinGecko request to ${baseUrl}/coins/list failed: connection refused by ${new URL(baseUrl).host} (ECONNREFUSED) after 2 attempts`,

@@ -11,27 +11,22 @@ type MarketOf = Pick<Market, "exchangeId" | "baseCoinId" | "quoteSymbol" | "inst
 
 /**
  * The public depth snapshots of the spot tickers that are markets we know: a ticker is matched
- * by exchange, base coin and quote coin (or, for fiat quotes, quote symbol). Stale tickers
- * (pairs no longer traded) and tickers without any of the four figures give none. A snapshot is
- * taken when CoinGecko last fetched the ticker, else at `now`.
+ * by exchange, base coin and quote symbol, unless the market of that symbol names another quote
+ * coin; else by quote coin when one market alone has it (DEX tickers name their quote by contract
+ * address). One coin may be quoted under two symbols (USDT and USDT.E are both tether): matching
+ * by coin first gave both tickers to one market. Stale tickers (pairs no longer traded) and
+ * tickers without any of the four figures give none. A snapshot is taken when CoinGecko last
+ * fetched the ticker, else at `now`.
  */
 export function depthSnapshotsOf(
   tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }>,
   markets: MarketOf[],
   now: Date,
 ): PublicDepthSnapshot[] {
-  const byKey = new Map<string, MarketOf>();
-  for (const m of markets) {
-    if (m.instrumentType !== "spot") continue;
-    byKey.set(`${m.exchangeId}|${m.baseCoinId}|symbol|${m.quoteSymbol}`, m);
-    if (m.quoteCoinId) byKey.set(`${m.exchangeId}|${m.baseCoinId}|coin|${m.quoteCoinId}`, m);
-  }
+  const marketOf = tickerMarkets(markets);
   return tickers.flatMap(({ exchangeId, ticker }) => {
     if (!ticker.coin_id || ticker.is_stale) return [];
-    const prefix = `${exchangeId}|${ticker.coin_id}`;
-    const market =
-      (ticker.target_coin_id && byKey.get(`${prefix}|coin|${ticker.target_coin_id}`)) ||
-      byKey.get(`${prefix}|symbol|${ticker.target.toUpperCase()}`);
+    const market = marketOf(exchangeId, ticker);
     if (!market) return [];
     const figures = {
       costToMoveUpUsd: ticker.cost_to_move_up_usd ?? null,
@@ -55,6 +50,27 @@ export function depthSnapshotsOf(
       },
     ];
   });
+}
+
+/** Finds the spot market of a ticker (see depthSnapshotsOf). */
+function tickerMarkets(markets: MarketOf[]) {
+  const bySymbol = new Map<string, MarketOf>();
+  const byCoin = new Map<string, MarketOf[]>();
+  for (const m of markets) {
+    if (m.instrumentType !== "spot") continue;
+    bySymbol.set(`${m.exchangeId}|${m.baseCoinId}|${m.quoteSymbol}`, m);
+    if (!m.quoteCoinId) continue;
+    const key = `${m.exchangeId}|${m.baseCoinId}|${m.quoteCoinId}`;
+    byCoin.set(key, [...(byCoin.get(key) ?? []), m]);
+  }
+  return (exchangeId: string, ticker: CoinGeckoTicker): MarketOf | undefined => {
+    const prefix = `${exchangeId}|${ticker.coin_id}`;
+    const coinId = ticker.target_coin_id;
+    const named = bySymbol.get(`${prefix}|${ticker.target.toUpperCase()}`);
+    if (named && (!coinId || !named.quoteCoinId || named.quoteCoinId === coinId)) return named;
+    const ofCoin = coinId ? (byCoin.get(`${prefix}|${coinId}`) ?? []) : [];
+    return ofCoin.length === 1 ? ofCoin[0] : undefined;
+  };
 }
 
 function fetchedAt(text: string | null | undefined): Date | undefined {
