@@ -166,6 +166,38 @@ describe("trading-reports market-data sync", () => {
     expect(again).toMatchObject({ newMarkets: 0, changed: 0, eligibilityChanged: 0 });
   });
 
+  it("names in its text the ids CoinGecko does not know and the exchanges it skipped", async () => {
+    const sync = await cli(
+      "market-data",
+      "sync",
+      "--coins",
+      "bitcoin,not-a-coin",
+      "--exchanges",
+      "kraken,nope",
+    );
+    expect(sync.code).toBe(0);
+    expect(sync.out.trim().split("\n").slice(1)).toEqual([
+      "warning: CoinGecko knows no coin 'not-a-coin'",
+      "warning: CoinGecko knows no exchange 'nope'",
+    ]);
+    // binance_futures has perp markets only; nope is no exchange.
+    const depth = await cli(
+      "market-data",
+      "sync",
+      "--depth-only",
+      "--exchanges",
+      "kraken,binance_futures,nope",
+    );
+    expect(depth.code).toBe(0);
+    expect(depth.out.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^1 exchanges, \d+ depth snapshots \(\d+ report flags changed\), 2 warnings$/,
+      ),
+      "warning: no stored spot market on exchange 'binance_futures'",
+      "warning: no stored spot market on exchange 'nope'",
+    ]);
+  });
+
   it("fails with exit code 1 and a one-line reason when CoinGecko answers an error", async () => {
     const broken = {
       ...env,

@@ -88,6 +88,7 @@ describe("syncMarketData", () => {
       quoteSymbol: "USDT",
       instrumentType: "spot" as const,
       collectedSince: "2024-01-01",
+      quoteCoinId: "tether",
     },
     {
       exchangeId: "binance_futures",
@@ -95,6 +96,7 @@ describe("syncMarketData", () => {
       quoteSymbol: "USDT",
       instrumentType: "perp" as const,
       collectedSince: "2024-03-01",
+      quoteCoinId: "tether",
     },
     {
       exchangeId: "kraken",
@@ -102,6 +104,7 @@ describe("syncMarketData", () => {
       quoteSymbol: "usd",
       instrumentType: "spot" as const,
       collectedSince: "2023-06-01",
+      quoteCoinId: null,
     },
   ];
   const exchangeIds = [
@@ -123,10 +126,9 @@ describe("syncMarketData", () => {
       coinIds: ["bitcoin", "ethereum", "not-a-coin"],
       exchangeIds,
       today,
-      existingMarkets,
       onProgress: (done, total, label) => progress.push([done, total, label]),
-      applyReferenceData: async (data) => {
-        applied.push(data);
+      applyReferenceData: async (dataOf) => {
+        applied.push(dataOf({ coins: [], exchanges: [], markets: existingMarkets }));
       },
     });
     return { result, applied, progress, requests };
@@ -260,7 +262,9 @@ describe("syncMarketData", () => {
     expect(krakenEur).toMatchObject({ costToMoveUpUsd: null, volumeUsd: 119746500 });
     // A client without depth=true (or an older plan) gets no cost fields: nothing fails.
     const { baseUrl } = await startCoinGecko(coinGeckoRoutes());
-    const plain = await testClient(baseUrl).allExchangeTickers("kraken", { coinIds: ["bitcoin"] });
+    const { tickers: plain } = await testClient(baseUrl).allExchangeTickers("kraken", {
+      coinIds: ["bitcoin"],
+    });
     expect(plain[0]?.cost_to_move_up_usd).toBeUndefined();
     expect(
       depthSnapshotsOf(
@@ -373,7 +377,7 @@ describe("createCoinGeckoClient", () => {
         body: { name: "Binance", tickers: Array(query.get("page") === "1" ? 100 : 3).fill(ticker) },
       }),
     });
-    const tickers = await testClient(baseUrl).allExchangeTickers("binance", {
+    const { tickers } = await testClient(baseUrl).allExchangeTickers("binance", {
       coinIds: ["bitcoin", "ethereum"],
     });
     expect(tickers).toHaveLength(103);
@@ -476,14 +480,51 @@ describe("createCoinGeckoClient", () => {
   it("rejects a response of the wrong shape, naming the endpoint and the first issue", async () => {
     const { baseUrl } = await startCoinGecko({
       "/coins/list": ok([{ id: "bitcoin", symbol: "btc" }]),
-      "/derivatives/exchanges/deribit": ok({ name: "Deribit", tickers: [{ base: "BTC" }] }),
+      "/derivatives/exchanges/okex": ok({ tickers: [] }),
     });
     const client = testClient(baseUrl);
     await expect(client.coinsList()).rejects.toThrow(
       /CoinGecko \/coins\/list returned an unexpected response at 0\.name/,
     );
-    await expect(client.derivativesExchange("deribit")).rejects.toThrow(
-      /CoinGecko \/derivatives\/exchanges\/deribit returned an unexpected response at tickers\.0\.symbol/,
+    await expect(client.derivativesExchange("okex")).rejects.toThrow(
+      /CoinGecko \/derivatives\/exchanges\/okex returned an unexpected response at name: /,
     );
+  });
+
+  it("skips a ticker of the wrong shape with a line naming it, and keeps the others", async () => {
+    const good = { base: "LINK", target: "USDT", coin_id: "chainlink", target_coin_id: "tether" };
+    const { baseUrl } = await startCoinGecko({
+      "/derivatives/exchanges/deribit": ok({ name: "Deribit", tickers: [{ base: "BTC" }] }),
+      "/exchanges/binance/tickers": ok({
+        name: "Binance",
+        tickers: [
+          { ...good, cost_to_move_up_usd: "500" },
+          { ...good, target: "USDC", cost_to_move_down_usd: -1 },
+          { ...good, target: "EUR", cost_to_move_down_usd: "1e400" },
+          good,
+        ],
+      }),
+    });
+    const client = testClient(baseUrl);
+    expect(await client.derivativesExchange("deribit")).toEqual({
+      name: "Deribit",
+      tickers: [],
+      skipped: [
+        "ticker BTC/? (?) on deribit skipped: symbol: Invalid input: expected string, received undefined",
+      ],
+    });
+    const { tickers, skipped } = await client.allExchangeTickers("binance", { coinIds: [] });
+    expect(tickers).toEqual([good]);
+    expect(skipped).toEqual([
+      expect.stringMatching(
+        /^ticker LINK\/USDT \(chainlink\) on binance skipped: cost_to_move_up_usd: /,
+      ),
+      expect.stringMatching(
+        /^ticker LINK\/USDC \(chainlink\) on binance skipped: cost_to_move_down_usd: /,
+      ),
+      expect.stringMatching(
+        /^ticker LINK\/EUR \(chainlink\) on binance skipped: cost_to_move_down_usd: /,
+      ),
+    ]);
   });
 });

@@ -200,7 +200,13 @@ describe("market-data sync --depth-only", () => {
       coinGecko: () => createCoinGeckoClient({ baseUrl, sleep: async () => {} }),
     });
     const summary = await admin.quality.syncDepthSnapshots({ exchangeIds: ["binance"] });
-    expect(summary).toEqual({ exchanges: 1, snapshots: 1, daysChanged: 1, flagsChanged: 1 });
+    expect(summary).toEqual({
+      exchanges: 1,
+      snapshots: 1,
+      daysChanged: 1,
+      flagsChanged: 1,
+      warnings: [],
+    });
     expect(requests.map((u) => [u.pathname, u.searchParams.get("depth")])).toEqual([
       ["/api/v3/exchanges/binance/tickers", "true"],
     ]);

@@ -8,8 +8,12 @@ import {
   type CoinGeckoTicker,
   coinSchema,
   derivativesExchangeSchema,
+  derivativeTickerSchema,
+  entriesOf,
   exchangeSchema,
   exchangeTickersSchema,
+  tickerName,
+  tickerSchema,
 } from "./coingecko-schemas.js";
 
 export type { RetryInfo } from "./coingecko-http.js";
@@ -45,16 +49,22 @@ export type CoinGeckoClient = {
   exchangeTickers(
     exchangeId: string,
     query: { coinIds: string[]; page: number; depth?: boolean },
-  ): Promise<CoinGeckoTicker[]>;
-  /** Every page of `exchangeTickers`, until a page has fewer than 100 tickers. */
+  ): Promise<Tickers>;
+  /**
+   * Every page of `exchangeTickers`, until a page has fewer than 100 tickers (or 100 pages,
+   * with a warning in `skipped`).
+   */
   allExchangeTickers(
     exchangeId: string,
     query: { coinIds: string[]; depth?: boolean },
-  ): Promise<CoinGeckoTicker[]>;
+  ): Promise<Tickers>;
   derivativesExchangesList(): Promise<CoinGeckoExchange[]>;
   /** A derivatives exchange with its unexpired tickers. */
   derivativesExchange(exchangeId: string): Promise<CoinGeckoDerivativesExchange>;
 };
+
+/** The tickers, and a line for each one skipped (see entriesOf). */
+export type Tickers = { tickers: CoinGeckoTicker[]; skipped: string[] };
 
 // Guards against an API that ignores `page` and keeps returning full pages.
 const MAX_TICKER_PAGES = 100;
@@ -86,7 +96,11 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
     if (query.depth) params.depth = "true";
     if (query.coinIds.length > 0) params.coin_ids = query.coinIds.join(",");
     const path = `/exchanges/${encodeURIComponent(exchangeId)}/tickers`;
-    return (await get(path, params, exchangeTickersSchema)).tickers;
+    const { tickers } = await get(path, params, exchangeTickersSchema);
+    const { entries, skipped } = entriesOf(tickers, tickerSchema, (entry) =>
+      tickerName(exchangeId, entry),
+    );
+    return { tickers: entries, skipped };
   }
 
   return {
@@ -94,19 +108,28 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
     exchangesList: () => get("/exchanges/list", {}, z.array(exchangeSchema)),
     exchangeTickers,
     async allExchangeTickers(exchangeId, query) {
-      const tickers: CoinGeckoTicker[] = [];
-      for (let page = 1; page <= MAX_TICKER_PAGES; page++) {
-        const batch = await exchangeTickers(exchangeId, { ...query, page });
-        tickers.push(...batch);
-        if (batch.length < TICKERS_PAGE_SIZE) break;
+      const all: Tickers = { tickers: [], skipped: [] };
+      for (let page = 1; ; page++) {
+        const { tickers, skipped } = await exchangeTickers(exchangeId, { ...query, page });
+        all.tickers.push(...tickers);
+        all.skipped.push(...skipped);
+        if (tickers.length + skipped.length < TICKERS_PAGE_SIZE) return all;
+        if (page === MAX_TICKER_PAGES) {
+          all.skipped.push(
+            `tickers of ${exchangeId}: stopped after ${MAX_TICKER_PAGES} full pages; later pages skipped`,
+          );
+          return all;
+        }
       }
-      return tickers;
     },
     derivativesExchangesList: () => get("/derivatives/exchanges/list", {}, z.array(exchangeSchema)),
     async derivativesExchange(exchangeId) {
       const path = `/derivatives/exchanges/${encodeURIComponent(exchangeId)}`;
       const data = await get(path, { include_tickers: "unexpired" }, derivativesExchangeSchema);
-      return { name: data.name, tickers: data.tickers ?? [] };
+      const { entries, skipped } = entriesOf(data.tickers ?? [], derivativeTickerSchema, (entry) =>
+        tickerName(exchangeId, entry),
+      );
+      return { name: data.name, tickers: entries, skipped };
     },
   };
 }

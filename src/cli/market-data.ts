@@ -33,34 +33,30 @@ export function registerMarketDataCommands(program: Command, io: Io, run: Run): 
         "only the public depth of the stored spot markets (exchange tickers, depth=true): a cheap daily run",
       ),
   ).action(
-    run(
-      async (admin, { opts }) => {
-        const bar =
-          io.stderr === process.stderr && process.stderr.isTTY
-            ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
-            : undefined;
-        bar?.start(1, 0, { label: "" });
-        try {
-          const sync = opts.depthOnly ? admin.quality.syncDepthSnapshots : admin.syncMarketData;
-          return await sync({
-            onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
-            coinIds: listOf(opts.coins),
-            exchangeIds: listOf(opts.exchanges),
-            onProgress: (done, total, label) => {
-              if (bar === undefined) io.stderr.write(`${done}/${total} ${label}\n`);
-              else {
-                bar.setTotal(total);
-                bar.update(done, { label });
-              }
-            },
-          });
-        } finally {
-          bar?.stop();
-        }
-      },
-      (s: SyncSummary) =>
-        `${s.coins === undefined ? "" : `${s.coins} coins, `}${s.exchanges} exchanges, ${s.markets === undefined ? "" : `${s.markets} markets (${s.newMarkets} new), `}${s.snapshots} depth snapshots (${s.flagsChanged} report flags changed)`,
-    ),
+    run(async (admin, { opts }) => {
+      const bar =
+        io.stderr === process.stderr && process.stderr.isTTY
+          ? new SingleBar({ format: "{bar} {value}/{total} {label}" })
+          : undefined;
+      bar?.start(1, 0, { label: "" });
+      try {
+        const sync = opts.depthOnly ? admin.quality.syncDepthSnapshots : admin.syncMarketData;
+        return await sync({
+          onRetry: (i) => io.stderr.write(`retry ${i.url} in ${i.delayMs} ms\n`),
+          coinIds: listOf(opts.coins),
+          exchangeIds: listOf(opts.exchanges),
+          onProgress: (done, total, label) => {
+            if (bar === undefined) io.stderr.write(`${done}/${total} ${label}\n`);
+            else {
+              bar.setTotal(total);
+              bar.update(done, { label });
+            }
+          },
+        });
+      } finally {
+        bar?.stop();
+      }
+    }, syncText),
   );
 }
 
@@ -71,7 +67,21 @@ type SyncSummary = {
   newMarkets?: number;
   snapshots: number;
   flagsChanged: number;
+  unknownCoinIds?: string[];
+  unknownExchangeIds?: string[];
+  warnings: string[];
 };
+
+/** The summary line, then a line for each id CoinGecko does not know and each warning. */
+function syncText(s: SyncSummary): string {
+  const counts = `${s.coins === undefined ? "" : `${s.coins} coins, `}${s.exchanges} exchanges, ${s.markets === undefined ? "" : `${s.markets} markets (${s.newMarkets} new), `}${s.snapshots} depth snapshots (${s.flagsChanged} report flags changed)`;
+  const skipped = s.warnings.length > 0 ? `, ${s.warnings.length} warnings` : "";
+  const unknown = [
+    ...(s.unknownCoinIds ?? []).map((id) => `warning: CoinGecko knows no coin '${id}'`),
+    ...(s.unknownExchangeIds ?? []).map((id) => `warning: CoinGecko knows no exchange '${id}'`),
+  ];
+  return [`${counts}${skipped}`, ...unknown, ...s.warnings.map((w) => `warning: ${w}`)].join("\n");
+}
 
 function listOf(value: string | undefined): string[] | undefined {
   return value === undefined

@@ -11,7 +11,7 @@ import { scorecardQuerySchema } from "../schemas/scorecards.js";
 import type { Stores } from "../store/stores.js";
 import { recomputeEligibility } from "./eligibility.js";
 import { createEngagementAdmin } from "./engagements.js";
-import { loadFixture } from "./fixtures.js";
+import { loadFixture, loadFixtureOf } from "./fixtures.js";
 import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
 import { createQualityAdmin, type SyncOptions } from "./quality-admin.js";
@@ -136,7 +136,11 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
       return loadFixture(stores, withoutOrganizations(input), now());
     },
 
-    /** Fetches reference data from CoinGecko, loads it like an import, keeps public depth. */
+    /**
+     * Fetches reference data from CoinGecko, loads it like an import, keeps public depth. What
+     * is stored is read again under the load's turn (fitToStored): an import committed while
+     * the sync fetched keeps its collectedSince and groups.
+     */
     async syncMarketData(options: SyncOptions) {
       const { snapshot } = await references.snapshot();
       const coinIds = options.coinIds ?? (await organizations.engagedCoinIds());
@@ -146,10 +150,9 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
         coinIds,
         exchangeIds: options.exchangeIds ?? snapshot.exchanges.map((e) => e.id),
         today: utcDate(now()),
-        existingMarkets: snapshot.markets,
         onProgress: options.onProgress,
-        applyReferenceData: async (data) => {
-          summary = await loadFixture(stores, data, now());
+        applyReferenceData: async (dataOf) => {
+          summary = await loadFixtureOf(stores, dataOf, now());
         },
       });
       await stores.operator.markSynced(now());
@@ -162,6 +165,7 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
         newMarkets: result.newMarkets.length,
         unknownCoinIds: result.unknownCoinIds,
         unknownExchangeIds: result.unknownExchangeIds,
+        warnings: result.warnings,
         ...summary,
       };
     },

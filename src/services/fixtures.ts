@@ -33,13 +33,26 @@ export function referenceSnapshotOf(
  * Loads a fixture in one transaction: all of it or, on any problem, nothing. Loading the same
  * file twice changes nothing. Eligibility is recomputed when reference data changed.
  */
-export async function loadFixture(stores: Stores, input: unknown, now: Date): Promise<LoadSummary> {
+export function loadFixture(stores: Stores, input: unknown, now: Date): Promise<LoadSummary> {
+  return loadFixtureOf(stores, () => input, now);
+}
+
+/**
+ * As loadFixture, of the fixture `fixtureOf` makes from the reference data stored, read under
+ * the load's turn: a sync's data fitted to what an import committed while the sync fetched.
+ */
+export async function loadFixtureOf(
+  stores: Stores,
+  fixtureOf: (stored: ReferenceSnapshot) => unknown,
+  now: Date,
+): Promise<LoadSummary> {
   // A serialization failure or a deadlock (with another writer of the same organization or
   // reference rows) aborts one side: the transaction runs the whole load again.
   const summary = await stores.transaction(async (tx) => {
     const references = tx.references;
     await references.takeTurnToChange();
-    const fixture = parseFixture(input, (await references.snapshot()).snapshot);
+    const stored = (await references.snapshot()).snapshot;
+    const fixture = parseFixture(fixtureOf(stored), stored);
     const reference = await references.upsert(referenceSnapshotOf(fixture), now);
     const referenceChanged = reference.changed;
     let changed = referenceChanged;

@@ -4,15 +4,11 @@ import type {
   CoinGeckoDerivativeTicker,
   CoinGeckoTicker,
 } from "../adapters/coingecko-schemas.js";
+import type { ReferenceSnapshot } from "../domain/reference-data.js";
 import type { Fixture } from "../schemas/fixture.js";
 import { buildExchanges, groupExchanges, type NamedExchange } from "./exchange-groups.js";
-import {
-  dedupeMarkets,
-  derivativeMarkets,
-  marketKey,
-  spotMarket,
-  withCollectedSince,
-} from "./market-pairs.js";
+import { type FittedSync, fitToStored } from "./market-data-fit.js";
+import { dedupeMarkets, derivativeMarkets, spotMarket } from "./market-pairs.js";
 
 /** Coins, exchanges and markets in the fixture format (CONTRACT.md section 3). */
 export type ReferenceDataSet = Pick<Fixture, "coins" | "exchanges" | "markets">;
@@ -43,17 +39,22 @@ export type MarketDataSyncDeps = {
   exchangeIds?: string[];
   /** YYYY-MM-DD, the `collectedSince` of markets seen for the first time. */
   today: string;
-  existingMarkets: ExistingMarket[];
   /** `total` grows once the exchange lists are known. */
   onProgress?: (done: number, total: number, label: string) => void;
-  applyReferenceData: (data: ReferenceDataSet) => Promise<void>;
+  /**
+   * Loads the data set `dataOf` makes of the reference data stored, read under the load's lock
+   * (see fitToStored); it may call `dataOf` again when its transaction is retried.
+   */
+  applyReferenceData: (dataOf: (stored: ReferenceSnapshot) => ReferenceDataSet) => Promise<void>;
 };
 
 export type MarketDataSyncResult = ReferenceDataSet & {
   /** The spot tickers fetched (with depth=true): the day's public depth of the markets. */
   spotTickers: Tickers["spot"];
-  /** The markets of `markets` that were not in `existingMarkets`. */
+  /** The markets of `markets` that were not stored. */
   newMarkets: ReferenceMarket[];
+  /** Entries left out or kept as stored (see fitToStored), tickers skipped, one line each. */
+  warnings: string[];
   /** Requested coins CoinGecko does not know. */
   unknownCoinIds: string[];
   /** Requested exchanges in neither CoinGecko exchange list. */
@@ -63,6 +64,7 @@ export type MarketDataSyncResult = ReferenceDataSet & {
 type Tickers = {
   spot: Array<{ exchangeId: string; ticker: CoinGeckoTicker }>;
   perp: Array<{ exchangeId: string; ticker: CoinGeckoDerivativeTicker }>;
+  skipped: string[];
 };
 
 /**
@@ -106,9 +108,7 @@ export async function syncMarketData(deps: MarketDataSyncDeps): Promise<MarketDa
     ),
     ...derivativeMarkets(tickers.perp, baseCoins, tickers.spot, coinsById),
   ];
-  const existingKeys = new Set(deps.existingMarkets.map(marketKey));
-  const markets = withCollectedSince(dedupeMarkets(found), deps.existingMarkets, deps.today);
-  const newMarkets = markets.filter((market) => !existingKeys.has(marketKey(market)));
+  const markets = dedupeMarkets(found).map((m) => ({ ...m, collectedSince: deps.today }));
 
   const groups = groupExchanges(spotList, derivativesList);
   const data: ReferenceDataSet = {
@@ -116,9 +116,21 @@ export async function syncMarketData(deps: MarketDataSyncDeps): Promise<MarketDa
     exchanges: buildExchanges(spotExchanges, derivativesExchanges, groups),
     markets,
   };
-  await deps.applyReferenceData(data);
+  let fitted: FittedSync | undefined;
+  await deps.applyReferenceData((stored) => {
+    fitted = fitToStored(data, groups, stored);
+    return fitted.data;
+  });
   step("apply reference data");
-  return { ...data, newMarkets, unknownCoinIds, unknownExchangeIds, spotTickers: tickers.spot };
+  const { newMarkets, warnings } = fitted ?? { newMarkets: [], warnings: [] };
+  return {
+    ...(fitted?.data ?? data),
+    newMarkets,
+    warnings: [...tickers.skipped, ...warnings],
+    unknownCoinIds,
+    unknownExchangeIds,
+    spotTickers: tickers.spot,
+  };
 }
 
 /** The tickers of the requested base coins on each exchange in scope. */
@@ -129,19 +141,22 @@ async function fetchTickers(
   run: { baseCoinIds: string[]; step: (label: string) => void },
 ): Promise<Tickers> {
   const { baseCoinIds, step } = run;
-  const result: Tickers = { spot: [], perp: [] };
+  const result: Tickers = { spot: [], perp: [], skipped: [] };
+  const none = { tickers: [], skipped: [] };
   for (const exchange of spotExchanges) {
-    const tickers =
+    const { tickers, skipped } =
       baseCoinIds.length > 0
         ? await client.allExchangeTickers(exchange.id, { coinIds: baseCoinIds, depth: true })
-        : [];
+        : none;
     for (const ticker of tickers) result.spot.push({ exchangeId: exchange.id, ticker });
+    result.skipped.push(...skipped);
     step(`tickers ${exchange.id}`);
   }
   for (const exchange of derivativesExchanges) {
-    const { tickers } =
-      baseCoinIds.length > 0 ? await client.derivativesExchange(exchange.id) : { tickers: [] };
+    const { tickers, skipped } =
+      baseCoinIds.length > 0 ? await client.derivativesExchange(exchange.id) : none;
     for (const ticker of tickers) result.perp.push({ exchangeId: exchange.id, ticker });
+    result.skipped.push(...skipped);
     step(`derivatives ${exchange.id}`);
   }
   return result;

@@ -109,15 +109,3 @@ export function dedupeMarkets<T extends FoundMarket>(markets: T[]): T[] {
   }
   return [...byKey.values()];
 }
-
-export function withCollectedSince(
-  markets: FoundMarket[],
-  existing: ExistingMarket[],
-  today: string,
-): ReferenceMarket[] {
-  const since = new Map(existing.map((market) => [marketKey(market), market.collectedSince]));
-  return markets.map((market) => ({
-    ...market,
-    collectedSince: since.get(marketKey(market)) ?? today,
-  }));
-}

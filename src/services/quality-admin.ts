@@ -1,4 +1,5 @@
 import type { CoinGeckoClient, RetryInfo } from "../adapters/coingecko-client.js";
+import { CoinGeckoError } from "../adapters/coingecko-http.js";
 import type { CoinGeckoTicker } from "../adapters/coingecko-schemas.js";
 import type { Stores } from "../store/stores.js";
 import { recomputePendingDepthFlags, recomputePublicDepthFlags } from "./quality-recompute.js";
@@ -39,21 +40,18 @@ export function createQualityAdmin(stores: Stores, options: QualityAdminOptions)
         const coins = coinsByExchange.get(m.exchangeId) ?? new Set<string>();
         coinsByExchange.set(m.exchangeId, coins.add(m.baseCoinId));
       }
-      const tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }> = [];
-      let done = 0;
-      for (const [exchangeId, coins] of coinsByExchange) {
-        const page = await client.allExchangeTickers(exchangeId, {
-          coinIds: [...coins],
-          depth: true,
-        });
-        for (const ticker of page) tickers.push({ exchangeId, ticker });
-        query.onProgress?.(++done, coinsByExchange.size, `tickers ${exchangeId}`);
-      }
+      const { tickers, warnings } = await depthTickers(client, coinsByExchange, query);
+      // An id mistyped or without spot markets would otherwise be passed over in silence.
+      for (const id of query.exchangeIds ?? [])
+        if (!coinsByExchange.has(id)) warnings.push(`no stored spot market on exchange '${id}'`);
+      for (const id of query.coinIds ?? [])
+        if (!markets.some((m) => m.baseCoinId === id))
+          warnings.push(`no stored spot market of coin '${id}'`);
       const summary = await recordDepthSnapshots(
         stores,
         depthSnapshotsOf(tickers, markets, options.now()),
       );
-      return { exchanges: coinsByExchange.size, ...summary };
+      return { exchanges: coinsByExchange.size, ...summary, warnings };
     },
 
     /**
@@ -66,4 +64,33 @@ export function createQualityAdmin(stores: Stores, options: QualityAdminOptions)
       return { changed: all.changed + pending.changed, batches: all.batches + pending.batches };
     },
   };
+}
+
+/**
+ * The depth=true tickers of each exchange's coins. An exchange CoinGecko no longer knows (404:
+ * renamed or closed) is skipped with a warning; the others are still recorded.
+ */
+async function depthTickers(
+  client: CoinGeckoClient,
+  coinsByExchange: Map<string, Set<string>>,
+  query: SyncOptions,
+) {
+  const tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }> = [];
+  const warnings: string[] = [];
+  let done = 0;
+  for (const [exchangeId, coins] of coinsByExchange) {
+    try {
+      const page = await client.allExchangeTickers(exchangeId, {
+        coinIds: [...coins],
+        depth: true,
+      });
+      for (const ticker of page.tickers) tickers.push({ exchangeId, ticker });
+      warnings.push(...page.skipped);
+    } catch (error) {
+      if (!(error instanceof CoinGeckoError) || error.status !== 404) throw error;
+      warnings.push(`exchange '${exchangeId}' skipped: ${error.message}`);
+    }
+    query.onProgress?.(++done, coinsByExchange.size, `tickers ${exchangeId}`);
+  }
+  return { tickers, warnings };
 }
