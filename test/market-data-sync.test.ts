@@ -43,7 +43,8 @@ const withDepth =
   (route: Route): Route =>
   (query) => {
     const reply = route(query);
-    if (query.get("depth") !== "true" || typeof reply !== "object") return reply;
+    if (query.get("depth") !== "true" || typeof reply !== "object" || !("body" in reply))
+      return reply;
     const body = reply.body as { tickers: Record<string, unknown>[] };
     const tickers = body.tickers.map((ticker, i) => ({
       ...ticker,
@@ -475,6 +476,60 @@ describe("createCoinGeckoClient", () => {
     await expect(client.coinsList()).rejects.toThrow(
       "CoinGecko request to https://api.coingecko.invalid/api/v3/coins/list failed: DNS lookup of api.coingecko.invalid failed (ENOTFOUND)",
     );
+  });
+
+  it("retries a body cut short, and names the URL and the cause when it stays so", async () => {
+    const cut = { body: '{"name":"Binance","tickers":[{"base":"LINK","tar' };
+    const { baseUrl, requests } = await startCoinGecko({
+      "/exchanges/binance/tickers": sequence(cut, { body: { name: "Binance", tickers: [] } }),
+      "/exchanges/kraken/tickers": ok(cut.body),
+    });
+    const { delays, sleep } = recordingSleep();
+    const client = testClient(baseUrl, { sleep, maxRetries: 1 });
+    expect(await client.allExchangeTickers("binance", { coinIds: [] })).toEqual({
+      tickers: [],
+      skipped: [],
+    });
+    expect(delays).toHaveLength(1);
+    await expect(client.allExchangeTickers("kraken", { coinIds: [] })).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/exchanges/kraken/tickers?page=1 failed: returned a body that is not JSON (truncated?)`,
+    );
+    expect(requests.filter((r) => r.path === "/exchanges/kraken/tickers")).toHaveLength(2);
+  });
+
+  it("names the URL and a timeout when the body stops arriving, after retrying", async () => {
+    const { baseUrl } = await startCoinGecko({ "/coins/list": () => ({ partial: '[{"id":' }) });
+    const client = testClient(baseUrl, { timeoutMs: 200, maxRetries: 1 });
+    await expect(client.coinsList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/coins/list failed: reading the body: no answer within 200 ms (timeout) after 2 attempts`,
+    );
+  });
+
+  it("fails at once on a Retry-After longer than it waits, naming it", async () => {
+    const { baseUrl, requests } = await startCoinGecko({
+      "/coins/list": () => ({ status: 429, headers: { "retry-after": "86400" }, body: {} }),
+    });
+    const { delays, sleep } = recordingSleep();
+    await expect(testClient(baseUrl, { sleep }).coinsList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/coins/list failed with status 429 and Retry-After 86400 (longer than the 120 s a sync waits): try again later`,
+    );
+    expect(requests).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it("refuses a body larger than its cap, by Content-Length or as it arrives", async () => {
+    const { baseUrl, requests } = await startCoinGecko({
+      "/coins/list": ok("x".repeat(2000)),
+      "/exchanges/list": () => ({ partial: `[${" ".repeat(2000)}` }),
+    });
+    const client = testClient(baseUrl, { maxBodyBytes: 1000 });
+    await expect(client.coinsList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/coins/list failed: returned a body larger than 1000 bytes`,
+    );
+    await expect(client.exchangesList()).rejects.toThrow(
+      `CoinGecko request to ${baseUrl}/exchanges/list failed: returned a body larger than 1000 bytes`,
+    );
+    expect(requests).toHaveLength(2);
   });
 
   it("rejects a response of the wrong shape, naming the endpoint and the first issue", async () => {

@@ -37,6 +37,8 @@ export type CoinGeckoClientOptions = {
   onRetry?: (info: RetryInfo) => void;
   /** Per attempt. Default 30 s. */
   timeoutMs?: number;
+  /** A response body above this fails the request. Default 64 MiB. */
+  maxBodyBytes?: number;
 };
 
 export type CoinGeckoClient = {
@@ -85,6 +87,7 @@ export function createCoinGeckoClient(options: CoinGeckoClientOptions = {}): Coi
     maxRetries: options.maxRetries ?? 5,
     sleep: options.sleep ?? defaultSleep,
     timeoutMs: options.timeoutMs ?? 30_000,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
     onRetry: options.onRetry,
   });
 

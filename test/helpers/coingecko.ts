@@ -3,9 +3,13 @@ import type { AddressInfo } from "node:net";
 
 // A stand-in for the CoinGecko API on 127.0.0.1, serving bodies shaped like recorded responses.
 
-/** A reply: a status and JSON body (a string is sent as it is), or no answer at all. */
+/**
+ * A reply: a status and JSON body (a string is sent as it is), no answer at all, or a 200 whose
+ * body begins with `partial` (sent chunked) and never ends.
+ */
 export type Reply =
   | { status?: number; headers?: Record<string, string>; body: unknown }
+  | { partial: string }
   | "drop"
   | "hang";
 export type Route = (query: URLSearchParams) => Reply;
@@ -32,6 +36,11 @@ export async function startCoinGecko(routes: Record<string, Route>) {
       return;
     }
     if (reply === "hang") return; // never answers; stopCoinGecko closes the connection
+    if ("partial" in reply) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write(reply.partial);
+      return;
+    }
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
     res.end(typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
   });
