@@ -192,6 +192,15 @@ function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
         request.log.error({ err: error }, "request failed");
         return reply.code(500).send(errorBody(500, INTERNAL_ERROR_MESSAGE));
       }
+      // No hook runs for these answers: they are counted here, under `unmatched`.
+      reply.raw.once("finish", () =>
+        options.metrics?.metrics.observeRequest(
+          request.method,
+          undefined,
+          404,
+          reply.elapsedTime / 1000,
+        ),
+      );
       if (request.url === "/app" || request.url.startsWith("/app/"))
         return sendRefusedPathPage(request, reply, why);
       return reply.code(404).send(errorBody(404, `Not found: the path ${why}`));
