@@ -88,6 +88,28 @@ describe("the market page's data", () => {
     expect(depth200?.series[2]?.values[3]).toBe(5000);
   });
 
+  it("spans the range's owed days, so that days missing before the first report and after the last are gaps", async () => {
+    // globex owes market A from 2025-03-01 and missed 2025-03-02.
+    const globexA = { ...marketA, organizationId: "globex" };
+    const bid = async (dateGte: string, dateLte: string) => {
+      const page = await pages.market(globex, globexA, { dateGte, dateLte });
+      const depth200 = page.charts.find((c) => c.id === "depth-200");
+      return { dates: page.dates, bid: depth200?.series[0]?.values, min: depth200?.series[2] };
+    };
+    const trailing = await bid("2025-03-01", "2025-03-02");
+    expect(trailing.dates).toEqual(["2025-03-01", "2025-03-02"]);
+    expect(trailing.bid).toEqual([10000, null]);
+    const leading = await bid("2025-03-02", "2025-03-03");
+    expect(leading.dates).toEqual(["2025-03-02", "2025-03-03"]);
+    expect(leading.bid).toEqual([null, 10000]);
+    // No report at all in the range: its days and thresholds all the same.
+    const none = await bid("2025-03-02", "2025-03-02");
+    expect(none.dates).toEqual(["2025-03-02"]);
+    expect(none.min?.values).toEqual([5000]);
+    // Before the obligation's first day and after today (2025-03-09): not drawn.
+    expect((await bid("2025-02-01", "2025-03-31")).dates).toEqual([...WORLD_DAYS, "2025-03-09"]);
+  });
+
   it("is not found for another market maker or a project of another coin", async () => {
     await expect(pages.market(globex, marketA, {})).rejects.toThrow("Market not found");
     await expect(

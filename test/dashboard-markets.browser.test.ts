@@ -133,6 +133,32 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.close();
   });
 
+  it("draws the range's owed days, missing ones at the end as gaps, and a range without reports with its axes and thresholds", async () => {
+    // globex owes market A from 2025-03-01, reported that day and missed 2025-03-02.
+    const globexA = "/app/coins/chainlink/globex/markets/binance/tether/spot";
+    const visit = await Visit.open(browser, base);
+    await visit.signIn(DASHBOARD_KEYS.globex);
+    const depth = visit.page.locator("figure#depth-200");
+    const day = (date: string) => Date.parse(`${date}T00:00:00Z`) / 1000;
+    expect(await visit.goto(`${globexA}?dateGte=2025-03-01&dateLte=2025-03-02`)).toBe(200);
+    await chartsDrawn(visit);
+    expect(await depth.getAttribute("data-drawn-points")).toBe("2");
+    expect(await depth.getAttribute("data-x-range")).toBe(
+      `${day("2025-03-01")},${day("2025-03-02")}`,
+    );
+    expect(await visit.tableRows("Depth at 200 bps, by day")).toEqual([
+      "2025-03-01 | 10000 | 11000 | 5000 | 5000",
+      "2025-03-02 | – | – | 5000 | 5000",
+    ]);
+    expect(await visit.goto(`${globexA}?dateGte=2025-03-02&dateLte=2025-03-02`)).toBe(200);
+    await chartsDrawn(visit);
+    expect(await depth.getAttribute("data-drawn-points")).toBe("1");
+    // The threshold gives the y axis its figures.
+    expect(String(await depth.getAttribute("data-y-labels"))).toMatch(/\dK/);
+    await visit.check(); // a chart without a figure (top of book) is no error either
+    await visit.close();
+  });
+
   it.each([
     ["market maker", DASHBOARD_KEYS.acme],
     ["project", DASHBOARD_KEYS.chainlinkLabs],

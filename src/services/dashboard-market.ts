@@ -1,5 +1,5 @@
 import { type Caller, readScope } from "../domain/caller.js";
-import { addDays } from "../domain/dates.js";
+import { addDays, utcDate } from "../domain/dates.js";
 import { NotFoundError } from "../domain/errors.js";
 import type { KpiName, Kpis, ObligationMarket } from "../domain/obligation.js";
 import type { Metric } from "../domain/report.js";
@@ -24,8 +24,8 @@ export type MarketPage = {
   dateGte: string;
   dateLte: string;
   /**
-   * Every day from the first reported one to the last, ascending: the x values of every
-   * chart (a day without a report has null values: a gap).
+   * The days of the range the market is owed or reported, ascending: the x values of every
+   * chart (a day without a report has null values: a gap). See `chartDays`.
    */
   dates: string[];
   /** How many of them have a report. */
@@ -68,12 +68,11 @@ export async function marketPage(
       baseCoinId: market.baseCoinId,
     }),
   ]);
-  if (reports.length === 0 && !periods.some((p) => namesMarket(p, market)))
-    await assertMarketReported(deps, caller, market);
-  // Every day from the first report to the last: a day without a report is a gap in the
-  // lines (null), not a straight segment across it.
+  const owed = periods.filter((p) => namesMarket(p, market));
+  if (reports.length === 0 && owed.length === 0) await assertMarketReported(deps, caller, market);
+  // A day without a report is a gap in the lines (null), not a straight segment across it.
   const byDate = new Map(reports.map((r) => [r.date, r]));
-  const dates = daysFrom(reports[0]?.date, reports.at(-1)?.date);
+  const dates = chartDays(range, reports, owed, utcDate(deps.now()));
   const days = dates.map((date) => byDate.get(date));
   const kpis = dates.map((date) => kpisOn(periods, market, date));
   return {
@@ -131,8 +130,35 @@ function kpisOn(periods: StoredObligation[], market: MarketKey, date: string): K
   return period?.kpis ?? {};
 }
 
-/** The dates from `first` to `last`, both included (none without a first). */
-function daysFrom(first: string | undefined, last: string | undefined): string[] {
+/**
+ * The x axis: the range, narrowed to the days from the first one an obligation names the
+ * market or it was reported to the last such day (an open period ends today: no report is
+ * dated later). So days missing at either end are gaps, as those between (a market that
+ * stopped reporting ends in a gap, it does not end on its last good day), and a range of an
+ * obligation without reports still has its days and thresholds; a market no period names
+ * spans its reports.
+ */
+function chartDays(
+  range: { dateGte: string; dateLte: string },
+  reports: ReportCsvItem[],
+  owed: StoredObligation[],
+  today: string,
+): string[] {
+  const spans = owed.map((p) => ({
+    from: p.since,
+    to: p.until === null || p.until > today ? today : p.until,
+  }));
+  const [firstReport, lastReport] = [reports[0], reports.at(-1)];
+  if (firstReport && lastReport) spans.push({ from: firstReport.date, to: lastReport.date });
+  let first: string | undefined;
+  let last: string | undefined;
+  for (const span of spans) {
+    const from = span.from > range.dateGte ? span.from : range.dateGte;
+    const to = span.to < range.dateLte ? span.to : range.dateLte;
+    if (from > to) continue; // outside the range (or a period not begun by today)
+    if (first === undefined || from < first) first = from;
+    if (last === undefined || to > last) last = to;
+  }
   const dates: string[] = [];
   if (first === undefined || last === undefined) return dates;
   for (let date = first; date <= last; date = addDays(date, 1)) dates.push(date);
