@@ -82,7 +82,12 @@ function table(page: ReportPage, withOrganization: boolean): Html {
 ${eligibilityLegend(page.items)}`;
 }
 
-/** The reports page: filters, the CSV link (every matching report), the table, the pager. */
+/**
+ * The reports page: filters, the CSV link (every matching report), the table, the pager. The
+ * link has no `download` attribute: the CSV's Content-Disposition saves it as reports.csv,
+ * and any other answer (the sign-in page of an ended session, the page saying every export
+ * slot is taken) is shown as a page instead of being saved as a file.
+ */
 export function reportsBody(
   query: ListQuery,
   page: ReportPage,
@@ -91,7 +96,7 @@ export function reportsBody(
 ): Html {
   const { page: _page, pageSize: _size, ...filters } = query;
   return html`${filterForm(query, choices)}
-<p><a class="button" href="/app/reports.csv${queryString(filters)}" download>Download CSV</a> <span class="note">every report matching the filters (${page.totalCount}), as the API's export</span></p>
+<p><a class="button" href="/app/reports.csv${queryString(filters)}">Download CSV</a> <span class="note">every report matching the filters (${page.totalCount}), as the API's export</span></p>
 ${page.items.length === 0 ? html`<p class="note">${emptyNote("report", query, page)}</p>` : table(page, withOrganization)}
 ${pager("/app/reports", { ...query, pageSize: query.pageSize ?? DASHBOARD_PAGE_SIZE }, page)}`;
 }
