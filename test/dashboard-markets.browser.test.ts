@@ -185,6 +185,23 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.close();
   });
 
+  it("keeps a month of one week as short as its neighbour of two", async () => {
+    const visit = await Visit.open(browser, base);
+    await visit.signIn(DASHBOARD_KEYS.acme);
+    // February 2025 shows one week (24-28), March two.
+    expect(await visit.goto(`${CALENDAR}?dateGte=2025-02-27&dateLte=2025-03-08`)).toBe(200);
+    const cellHeights = await visit.page
+      .locator("#market-1 table.calendar")
+      .evaluateAll((tables) =>
+        tables.map((t) =>
+          Math.round(t.querySelector("tbody td")?.getBoundingClientRect().height ?? 0),
+        ),
+      );
+    expect(cellHeights).toHaveLength(2);
+    expect(cellHeights[0]).toBe(cellHeights[1]);
+    await visit.close();
+  });
+
   it("leads a market maker from its markets to its own pages, and works at phone width", async () => {
     const visit = await Visit.open(browser, base, PHONE);
     await visit.signIn(DASHBOARD_KEYS.acme);
