@@ -1,4 +1,7 @@
+import { PassThrough } from "node:stream";
+import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildProgram } from "../src/cli/program.js";
 import { apiKeyPrefix, generateApiKey, hashApiKey } from "../src/domain/api-key.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { type InjectedSession, injectSignIn } from "./helpers/dashboard.js";
@@ -103,6 +106,23 @@ describe("the operator's pages", () => {
     for (const secret of Object.values(SCORECARD_KEYS)) expect(page.body).not.toContain(secret);
     for (const secret of Object.values(SCORECARD_KEYS))
       expect(page.body).not.toContain(hashApiKey(secret));
+  });
+
+  it("names the real commands that create and revoke keys", async () => {
+    const page = await operator.get("/app/keys");
+    const named = [...page.body.matchAll(/<code>trading-reports ([^<&]+)/g)].map((m) =>
+      (m[1] ?? "").trim().split(" "),
+    );
+    expect(named).toEqual([
+      ["key", "create"],
+      ["key", "revoke"],
+    ]);
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {} };
+    for (const path of named) {
+      let command: Command | undefined = buildProgram(io);
+      for (const word of path) command = command?.commands.find((c) => c.name() === word);
+      expect(command, path.join(" ")).toBeDefined();
+    }
   });
 
   it("shows when market data last synced and changed, and the exchanges without data", async () => {

@@ -34,7 +34,7 @@ export const operatorKeysPage: DashboardPage = {
       const keys = await services.operator.apiKeys(request.dashboard.caller);
       return sendPage(request, reply, {
         title: "API keys",
-        body: html`<p class="note">Keys are stored as hashes only: a key chosen by hand (fixtures) has no prefix. Create and revoke keys with <code>trading-reports admin</code>.</p>
+        body: html`<p class="note">Keys are stored as hashes only: a key chosen by hand (fixtures) has no prefix. Create a key with <code>trading-reports key create &lt;organization&gt;</code> (it is printed once) and revoke one with <code>trading-reports key revoke &lt;organization&gt; &lt;id or prefix&gt;</code>.</p>
 ${keysTable(keys)}`,
       });
     });
