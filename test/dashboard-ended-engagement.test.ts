@@ -90,3 +90,17 @@ it("shows a market maker's market page of an ended engagement with the reports i
   expect(lede(market.body)).toContain("3 days reported");
   expect(market.body).not.toContain("No report in this range.");
 });
+
+it("counts the days of the market page in words, and draws no chart for a range with none", async () => {
+  const s = await injectSignIn(t, KEYS.acme);
+  const market = "/app/coins/aave/acme/markets/binance/tether/spot";
+  const one = await s.get(`${market}?dateGte=2025-03-03&dateLte=2025-03-03`);
+  expect(lede(one.body)).toContain(": 1 day reported (");
+  expect(one.body).toContain("Depth at 200 bps: the figures (1 day)</summary>");
+  // Before its obligation and without a report: no day to draw, no empty chart boxes.
+  const none = await s.get(`${market}?dateGte=2025-02-01&dateLte=2025-02-10`);
+  expect(lede(none.body)).toContain(": 0 days reported (");
+  expect(none.body).toContain("No report in this range. No obligation names the market");
+  expect(none.body).not.toContain('<figure class="chart"');
+  expect(none.body).not.toContain("(0 days)");
+});

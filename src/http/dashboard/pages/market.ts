@@ -3,7 +3,14 @@ import type { Services } from "../../../services/index.js";
 import { type Html, html } from "../html.js";
 import { sendPage } from "../layout.js";
 import { chartFigure } from "../views/chart.js";
-import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../views/market-links.js";
+import {
+  calendarPath,
+  dayCount,
+  marketName,
+  marketPath,
+  rangeForm,
+  rangeOf,
+} from "../views/market-links.js";
 import { chartScripts, pageStyles } from "../views/own-assets.js";
 import { qualityFlagsText } from "../views/quality-flags.js";
 import { tableRegion } from "../views/table-region.js";
@@ -28,10 +35,10 @@ export async function sendMarketPage(
   const key = paramsOf(marketParams, request);
   const page = await pages.market(request.dashboard.caller, key, rangeOf(request.query));
   const body = html`${pageStyles()}${chartScripts()}${trail(request, key)}
-<p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${page.reportedDays} days reported (a day without a report is a gap in the lines). Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
+<p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${dayCount(page.reportedDays)} reported (a day without a report is a gap in the lines). Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
 ${rangeForm(marketPath(key), page, MARKET_PRESETS)}
-${page.reportedDays === 0 ? html`<p class="placeholder">No report in this range.</p>` : ""}
-<div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>
+${page.reportedDays === 0 ? html`<p class="placeholder">No report in this range.${page.dates.length === 0 ? " No obligation names the market on its days either: nothing to draw." : ""}</p>` : ""}
+${page.dates.length === 0 ? "" : html`<div class="charts">${page.charts.map((chart) => chartFigure(chart, page.dates))}</div>`}
 ${flaggedDays(page.flaggedDays)}`;
   return sendPage(request, reply, {
     title: `${page.market.baseCoinId} on ${marketName(key)}`,

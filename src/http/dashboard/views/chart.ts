@@ -1,6 +1,6 @@
 import type { Chart } from "../../../services/dashboard-market.js";
 import { escapeHtml, Html, html } from "../html.js";
-import { figure } from "./market-links.js";
+import { dayCount, figure } from "./market-links.js";
 import { tableRegion } from "./table-region.js";
 
 /**
@@ -28,7 +28,7 @@ export function chartFigure(chart: Chart, dates: readonly string[]): Html {
 <figcaption>${chart.title} (${unit})</figcaption>
 <div class="chart-canvas" aria-hidden="true"><noscript><p class="note">The chart is drawn with JavaScript, which is off: its figures are in the table below (open it).</p></noscript></div>
 <details>
-<summary>${chart.title}: the figures (${dates.length} days)</summary>
+<summary>${chart.title}: the figures (${dayCount(dates.length)})</summary>
 ${tableRegion(`${chart.title}: figures`)}
 <table>
 <caption>${chart.title}, by day (${unit})</caption>

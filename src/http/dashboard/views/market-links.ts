@@ -77,5 +77,8 @@ export function groupedFigure(value: number | null | undefined): string {
 export const percent = (value: number | null) =>
   value === null ? "–" : `${Math.round(value * 10_000) / 100} %`;
 
+/** "1 day", "2 days". */
+export const dayCount = (n: number) => (n === 1 ? "1 day" : `${n} days`);
+
 export const marketName = (m: { exchangeId: string; quote: string; instrumentType: string }) =>
   `${m.exchangeId} · ${m.quote} · ${m.instrumentType}`;
