@@ -144,6 +144,19 @@ describe("the reports page", () => {
     expect((await acme.get(`/app/reports?${base}&include=foo`)).statusCode).toBe(200);
   });
 
+  it("keeps include=quality when the filters are applied, as the pager and the CSV link do", async () => {
+    const hidden = '<input type="hidden" name="include" value="quality">';
+    const filters = (body: string) =>
+      /<form[^>]*aria-label="Filters">[\s\S]*?<\/form>/.exec(body)?.[0];
+    const quality = await acme.get("/app/reports?baseCoinId=uniswap&include=quality");
+    expect(filters(quality.body)).toContain(hidden);
+    expect(quality.body).toContain(
+      'href="/app/reports.csv?baseCoinId=uniswap&amp;include=quality"',
+    );
+    const plain = await acme.get("/app/reports?baseCoinId=uniswap");
+    expect(filters(plain.body)).not.toContain('name="include"');
+  });
+
   it("answers a bad filter with the API's 400 problem", async () => {
     const page = await acme.get("/app/reports?pageSize=501");
     expect(page.statusCode).toBe(400);

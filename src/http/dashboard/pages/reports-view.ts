@@ -41,6 +41,7 @@ ${select("exchangeId", "Exchange", choices.exchanges, query.exchangeId)}
 <label>From<input type="date" name="dateGte" value="${query.dateGte ?? ""}"></label>
 <label>To<input type="date" name="dateLte" value="${query.dateLte ?? ""}"></label>
 <label>Per page<select name="pageSize">${pageSizeOptions(pageSize)}</select></label>
+${query.include === "quality" ? html`<input type="hidden" name="include" value="quality">` : ""}
 <button type="submit">Apply</button>
 <a href="/app/reports">Clear</a>
 </form>`;
