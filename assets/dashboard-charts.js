@@ -1,8 +1,8 @@
 // Draws each <figure class="chart"> from the table it holds, so the chart and the table show
 // the same numbers. Threshold columns (th[data-threshold]) are drawn dashed. When every chart
 // is drawn, the page gets the performance mark "charts-drawn" (the benchmark waits for it)
-// and each figure data-drawn-points, data-x-range and data-y-labels attributes (what the tests
-// read of a drawing they cannot see).
+// and each figure data-drawn-points, data-x-range, data-y-range and data-y-labels attributes
+// (what the tests read of a drawing they cannot see).
 (() => {
   const uPlot = globalThis.uPlot;
   const figures = [...document.querySelectorAll("figure.chart")];
@@ -15,9 +15,11 @@
   const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
   const DAY = 86_400;
 
+  // A figure is grouped by thousands (6,100); a day without one is a dash.
   const cellValue = (cell) => {
-    const value = Number(cell.textContent);
-    return cell.textContent.trim() === "" || Number.isNaN(value) ? null : value;
+    const text = cell.textContent.replaceAll(",", "").trim();
+    const value = Number(text);
+    return text === "" || Number.isNaN(value) ? null : value;
   };
 
   function dataOf(table) {
@@ -92,6 +94,7 @@
             (u) => {
               figure.dataset.drawnPoints = String(u.data[0].length);
               figure.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`;
+              figure.dataset.yRange = `${u.scales.y.min},${u.scales.y.max}`;
               if (drawn) return;
               drawn = true;
               pending -= 1;

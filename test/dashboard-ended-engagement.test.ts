@@ -78,7 +78,7 @@ it("shows a market maker's market page of an ended engagement with the reports i
   expect(calendar.body).toContain('title="2025-03-01: met"');
   const maker = await s.get(`/app/coins/aave/acme?${range}`);
   // 3 days met, median bid/ask depth of the three reports (6000 / 6100), days eligible 3
-  expect(maker.body).toContain('<td class="num">6000</td><td class="num">6100</td>');
+  expect(maker.body).toContain('<td class="num">6,000</td><td class="num">6,100</td>');
 
   // The project reading the same market sees its three reports.
   const project = await injectSignIn(t, PROJECT_KEY);

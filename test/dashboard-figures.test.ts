@@ -3,15 +3,15 @@ import { figure, groupedFigure, medianFigure } from "../src/http/dashboard/views
 
 describe("figures on the dashboard", () => {
   it("shows a computed median as the decimal it stands for, not its binary noise", () => {
-    expect(medianFigure(183875.90500000003)).toBe("183875.905");
+    expect(medianFigure(183875.90500000003)).toBe("183,875.905");
     expect(medianFigure(0.06445000000000001)).toBe("0.06445");
-    expect(medianFigure(193643.34999999998)).toBe("193643.35");
-    expect(medianFigure(250000)).toBe("250000");
+    expect(medianFigure(193643.34999999998)).toBe("193,643.35");
+    expect(medianFigure(250000)).toBe("250,000");
     expect(medianFigure(null)).toBe("–");
   });
 
-  it("shows a submitted figure in a chart's table with every digit it was submitted with", () => {
-    expect(figure(1234567.8901234567)).toBe("1234567.8901234567");
+  it("shows a submitted figure in a chart's table with every digit it was submitted with, grouped by thousands", () => {
+    expect(figure(1234567.8901234567)).toBe("1,234,567.8901234567");
     expect(figure(0.1 + 0.2)).toBe("0.30000000000000004");
     expect(figure(0.0999)).toBe("0.0999");
     expect(figure(undefined)).toBe("–");

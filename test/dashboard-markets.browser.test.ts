@@ -10,14 +10,14 @@ const RANGE = "?dateGte=2025-03-01&dateLte=2025-03-08";
 
 /** Market A's depth at 200 bps, as its chart's table shows it (bid, ask, min bid, min ask). */
 const DEPTH_200_ROWS = [
-  "2025-03-01 | 6100 | 7010 | 5000 | 5000",
-  "2025-03-02 | 6200 | 7020 | 5000 | 5000",
-  "2025-03-03 | 6300 | 7030 | 5000 | 5000",
-  "2025-03-04 | 6400 | 7040 | 5000 | 5000",
-  "2025-03-05 | 6500 | 7050 | 6000 | 5000",
-  "2025-03-06 | 5500 | 7060 | 6000 | 5000",
-  "2025-03-07 | 6700 | 7070 | 6000 | 5000",
-  "2025-03-08 | 6800 | 7080 | 6000 | 5000",
+  "2025-03-01 | 6,100 | 7,010 | 5,000 | 5,000",
+  "2025-03-02 | 6,200 | 7,020 | 5,000 | 5,000",
+  "2025-03-03 | 6,300 | 7,030 | 5,000 | 5,000",
+  "2025-03-04 | 6,400 | 7,040 | 5,000 | 5,000",
+  "2025-03-05 | 6,500 | 7,050 | 6,000 | 5,000",
+  "2025-03-06 | 5,500 | 7,060 | 6,000 | 5,000",
+  "2025-03-07 | 6,700 | 7,070 | 6,000 | 5,000",
+  "2025-03-08 | 6,800 | 7,080 | 6,000 | 5,000",
 ];
 
 /**
@@ -59,8 +59,8 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
     await visit.check("project-coins");
     await follow(visit, "Chainlink", "/app/coins/chainlink");
     expect(await visit.tableRows("Market makers")).toEqual([
-      "Acme Market Making | 2 | 85.71 % | 14 | 12 | 1 | 1 | 1 | 6700 | 7070 | 0.17",
-      "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 0 | 10000 | 11000 | 0.2",
+      "Acme Market Making | 2 | 85.71 % | 14 | 12 | 1 | 1 | 1 | 6,700 | 7,070 | 0.17",
+      "Globex Liquidity | 1 | 71.43 % | 7 | 5 | 1 | 0 | 0 | 10,000 | 11,000 | 0.2",
     ]);
     await visit.check("project-coin-market-makers");
     // A narrower range changes the figures: 2025-03-05..07 are due (03-08 is pending).
@@ -71,13 +71,13 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       visit.page.getByRole("button", { name: "Show" }).click(),
     ]);
     expect(await visit.tableRows("Market makers, 2025-03-05 to 2025-03-08")).toEqual([
-      "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 0 | 7352.5 | 8037.5 | 0.235",
-      "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 0 | 10000 | 11000 | 0.2",
+      "Acme Market Making | 2 | 83.33 % | 6 | 5 | 0 | 1 | 0 | 7,352.5 | 8,037.5 | 0.235",
+      "Globex Liquidity | 1 | 100 % | 3 | 3 | 0 | 0 | 0 | 10,000 | 11,000 | 0.2",
     ]);
     await follow(visit, "Acme Market Making", "/app/coins/chainlink/acme");
     expect(await visit.tableRows("Markets,")).toEqual([
-      "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 1 | 6300 | 7040 | 0.14 | 6",
-      "kraken · USD · spot | 85.71 % | 7 | 6 | 1 | 1 | 0 | 8004 | 9004 | 0.3 | 6",
+      "binance · tether · spot | 85.71 % | 7 | 6 | 0 | 0 | 1 | 6,300 | 7,040 | 0.14 | 6",
+      "kraken · USD · spot | 85.71 % | 7 | 6 | 1 | 1 | 0 | 8,004 | 9,004 | 0.3 | 6",
     ]);
     await visit.check("project-market-maker-markets");
     await visit.close();
@@ -118,6 +118,12 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       .map(Number);
     const day = Date.parse("2025-03-05T00:00:00Z") / 1000;
     expect([min, max]).toEqual([day - 43_200, day + 43_200]);
+    // The figures are read from the table, grouped by thousands: the ask (7,050) is drawn.
+    const depth200 = visit.page.locator("figure#depth-200");
+    const [, yMax] = String(await depth200.getAttribute("data-y-range"))
+      .split(",")
+      .map(Number);
+    expect(yMax).toBeGreaterThanOrEqual(7050);
     // Every y label is a short figure (6.1K), never a cut-off "100,000".
     const labels = String(await depth.getAttribute("data-y-labels")).split(" ");
     expect(labels.length).toBeGreaterThan(1);
@@ -147,8 +153,8 @@ describeInBrowser("the dashboard's coin, market maker, calendar and market pages
       `${day("2025-03-01")},${day("2025-03-02")}`,
     );
     expect(await visit.tableRows("Depth at 200 bps, by day")).toEqual([
-      "2025-03-01 | 10000 | 11000 | 5000 | 5000",
-      "2025-03-02 | – | – | 5000 | 5000",
+      "2025-03-01 | 10,000 | 11,000 | 5,000 | 5,000",
+      "2025-03-02 | – | – | 5,000 | 5,000",
     ]);
     expect(await visit.goto(`${globexA}?dateGte=2025-03-02&dateLte=2025-03-02`)).toBe(200);
     await chartsDrawn(visit);

@@ -48,17 +48,21 @@ export function rangeForm(
 <nav aria-label="Ranges ending ${range.dateLte}"><ul class="presets">${links}</ul></nav>`;
 }
 
-/** A number as the reports (or an obligation) hold it, every digit of it: no rounding. */
+/**
+ * A number as the reports (or an obligation) hold it, every digit of it (no rounding), grouped
+ * by thousands as the Reports table groups them; `dashboard-charts.js` reads it back without
+ * the commas.
+ */
 export const figure = (value: number | null | undefined) =>
-  value === null || value === undefined ? "–" : String(value);
+  value === null || value === undefined ? "–" : grouped(String(value));
 
 /**
  * A median computed from reports, at 15 significant digits: computed in binary floating point
- * (183875.90500000003), it shows as the decimal it stands for (183875.905). Only for computed
+ * (183875.90500000003), it shows as the decimal it stands for (183,875.905). Only for computed
  * figures: a submitted value may carry 17 significant digits, which `figure` keeps.
  */
 export const medianFigure = (value: number | null | undefined) =>
-  value === null || value === undefined ? "–" : String(Number(value.toPrecision(15)));
+  value === null || value === undefined ? "–" : grouped(String(Number(value.toPrecision(15))));
 
 /**
  * A submitted figure with thousands separators and every decimal it was submitted with (no
@@ -66,11 +70,15 @@ export const medianFigure = (value: number | null | undefined) =>
  */
 export function groupedFigure(value: number | null | undefined): string {
   if (value === null || value === undefined) return "—";
-  const text = String(value);
+  return grouped(String(value));
+}
+
+/** A number's text with commas between its whole part's thousands (an exponent form as is). */
+function grouped(text: string): string {
   if (text.includes("e")) return text;
   const [whole = "", fraction] = text.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+  const withCommas = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? withCommas : `${withCommas}.${fraction}`;
 }
 
 /** compliance (0..1) as a percentage with up to two decimals. */
