@@ -98,6 +98,9 @@ describe("rate limits before and after authentication", () => {
       // As the API's 429: when to come back, at most the failure window's minute.
       expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
+      // The page says the same wait as the header.
+      const wait = Number(refused.headers["retry-after"]);
+      expect(refused.body).toContain(`retry in ${wait === 1 ? "1 second" : `${wait} seconds`}.`);
       // Another address is not affected.
       expect((await signIn("wrong-7", "127.0.0.4")).statusCode).toBe(401);
     } finally {

@@ -90,10 +90,12 @@ export function signInRoutes(
   });
 }
 
+/** The page says the wait that Retry-After says (the seconds until a failure leaves the window). */
 function tooManySignIns(reply: FastifyReply, blockedForMs: number) {
-  setRetryAfter(reply, blockedForMs);
+  const seconds = setRetryAfter(reply, blockedForMs);
+  const wait = seconds === 1 ? "1 second" : `${seconds} seconds`;
   return sendHtml(
     reply.code(429),
-    signInPage("Too many failed sign-ins from your address; wait a minute."),
+    signInPage(`Too many failed sign-ins from your address; retry in ${wait}.`),
   );
 }
