@@ -222,10 +222,25 @@ describe("the dashboard and the API document", () => {
 
   it("serves its assets (and uPlot's) from this server", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
-    for (const name of ["dashboard.css", "dashboard.js", "uPlot.min.css", "uPlot.iife.min.js"]) {
+    for (const name of [
+      "dashboard.css",
+      "dashboard-charts.css",
+      "dashboard-charts.js",
+      "uPlot.min.css",
+      "uPlot.iife.min.js",
+    ]) {
       const response = await app.request({ url: `/app/assets/${name}` });
       expect(response.statusCode, name).toBe(200);
     }
     expect((await app.request({ url: "/app/assets/..%2Fpackage.json" })).statusCode).toBe(404);
+  });
+
+  it("loads no script on a page without charts (only the market page draws any)", async () => {
+    const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
+    expect((await app.request({ url: "/app" })).body).not.toContain("<script");
+    const session = await injectSignIn(app, KEYS.acme);
+    const reports = await session.get("/app/reports");
+    expect(reports.statusCode).toBe(200);
+    expect(reports.body).not.toContain("<script");
   });
 });

@@ -13,7 +13,6 @@ const own = (name: string) => new URL(`../../../assets/${name}`, import.meta.url
  */
 const ASSET_FILES: Record<string, URL | string> = {
   "dashboard.css": own("dashboard.css"),
-  "dashboard.js": own("dashboard.js"),
   "dashboard-charts.css": own("dashboard-charts.css"),
   "dashboard-charts.js": own("dashboard-charts.js"),
   "uPlot.min.css": require.resolve("uplot/dist/uPlot.min.css"),

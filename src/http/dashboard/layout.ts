@@ -20,7 +20,6 @@ export function documentOf(content: { title: string; body: Html }, signedIn?: Si
 <title>${content.title} · trading-reports</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("dashboard.css")}">
-<script src="${assetPath("dashboard.js")}" defer></script>
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>
