@@ -12,6 +12,7 @@ import { createServices } from "./services/index.js";
 import type { SubmissionMeter } from "./services/submission-meter.js";
 import { DataDirError, describeOsError } from "./store/data-dir.js";
 import { type Database, openDatabase } from "./store/database.js";
+import { refuseRoundedFloats } from "./store/float-output.js";
 import { migrate } from "./store/migrate.js";
 import { createReadRouter, primaryOnly, type ReadRouting } from "./store/read-router.js";
 import { createStores, type Stores } from "./store/stores.js";
@@ -174,6 +175,7 @@ async function openMigrated(config: Config): Promise<{ database: Database; appli
     );
   });
   try {
+    await refuseRoundedFloats(database.db);
     return { database, applied: appliedDirectly ?? (await migrate(database.db)) };
   } catch (error) {
     await database.close();

@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/store/database.js";
+import { createSystem } from "../src/system.js";
+import { freshDatabase, onPostgres } from "./helpers/database.js";
 
 /**
  * Issue 19: the embedded database's PostgreSQL settings (PGLITE_SETTINGS over the service's
@@ -64,5 +66,27 @@ describe("embedded database settings", () => {
     await expect(
       openDatabase({ kind: "pglite", dataDir: undefined, settings: ["shared_bufers=16MB"] }),
     ).rejects.toThrow('unrecognized configuration parameter "shared_bufers"');
+  });
+
+  it("refuses to start on a database that prints float8 values rounded", async () => {
+    const config = loadConfig({ DATA_DIR: "memory://", PGLITE_SETTINGS: "extra_float_digits=0" });
+    await expect(createSystem(config)).rejects.toThrow(
+      /prints float8 values rounded \(extra_float_digits = 0\)/,
+    );
+    const fine = await createSystem(loadConfig({ DATA_DIR: "memory://" }));
+    await fine.close();
+  });
+
+  it.skipIf(!onPostgres)("refuses the same on PostgreSQL (a database's setting)", async () => {
+    const database = await freshDatabase();
+    try {
+      if (database.config.kind !== "postgres") throw new Error("PostgreSQL only");
+      const name = new URL(database.config.url).pathname.slice(1);
+      await sql`alter database ${sql.id(name)} set extra_float_digits = 0`.execute(database.db);
+      const config = loadConfig({ DATABASE_URL: database.config.url });
+      await expect(createSystem(config)).rejects.toThrow(/extra_float_digits = 0/);
+    } finally {
+      await database.close();
+    }
   });
 });
