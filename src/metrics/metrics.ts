@@ -42,8 +42,11 @@ export function createMetrics(sources: MetricsSources) {
     },
     submissions: submissionCounters,
     contentType: registry.contentType,
-    /** The exposition text of every metric (reads the sampled ones now). */
-    scrape: () => registry.metrics(),
+    /**
+     * The exposition text of every metric (reads the sampled ones now). prom-client writes an
+     * unknown value as `Nan`; the text format's word is `NaN`, which strict parsers require.
+     */
+    scrape: async () => (await registry.metrics()).replace(/ Nan$/gm, " NaN"),
   };
 }
 

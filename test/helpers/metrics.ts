@@ -26,6 +26,9 @@ export function samplesOf(text: string): Map<string, number> {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match === null) throw new Error(`not a sample line: ${line}`);
     const [, name, labelText, value] = match;
+    // The text format's own spellings only: NaN, +Inf, -Inf, or a Go float.
+    if (!/^(NaN|[+-]Inf|[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$/.test(value ?? ""))
+      throw new Error(`not a sample value: ${line}`);
     const labels = [...(labelText ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)]
       .map(([, k, v]) => `${k}="${v}"`)
       .sort();
