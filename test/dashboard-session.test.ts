@@ -202,6 +202,17 @@ describe("dashboard sessions", () => {
     expect(response.statusCode).toBe(403);
   });
 
+  it("end when another sign-in is made over them", async () => {
+    const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
+    const first = await injectSignIn(app, KEYS.acme);
+    const again = await postSignIn(app, KEYS.acme, { cookie: first.cookie });
+    expect(again.statusCode).toBe(303);
+    expect(String(again.headers["set-cookie"])).not.toContain(first.cookie);
+    expect(signedOut(await first.get("/app"))).toBe(true);
+    const rows = await app.database.db.selectFrom("dashboard_sessions").selectAll().execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it("are stored as hashes only", async () => {
     const app = await appAt({ now: new Date("2025-03-10T09:00:00Z") });
     const session = await injectSignIn(app, KEYS.acme);

@@ -81,6 +81,10 @@ export function signInRoutes(
         deps.services.dashboardSessions.signIn(key),
       );
       if ("blockedForMs" in attempt) return tooManySignIns(reply, attempt.blockedForMs);
+      // Signing in again (another key, or the same) ends the session the cookie held: its
+      // cookie is replaced, and nothing should be left that it could resume.
+      const previous = request.cookies[deps.policy.name];
+      if (previous !== undefined) await deps.services.dashboardSessions.signOut(previous);
       setSessionCookie(reply, deps.policy, attempt.value.token);
       return reply.redirect("/app", 303);
     } catch (error) {
