@@ -81,8 +81,7 @@ export function signInRoutes(
         deps.services.dashboardSessions.signIn(key),
       );
       if ("blockedForMs" in attempt) return tooManySignIns(reply, attempt.blockedForMs);
-      // Signing in again (another key, or the same) ends the session the cookie held: its
-      // cookie is replaced, and nothing should be left that it could resume.
+      // A sign-in over a session (another key, or the same) ends it: its cookie is replaced.
       const previous = request.cookies[deps.policy.name];
       if (previous !== undefined) await deps.services.dashboardSessions.signOut(previous);
       setSessionCookie(reply, deps.policy, attempt.value.token);
