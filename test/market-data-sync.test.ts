@@ -274,6 +274,13 @@ describe("syncMarketData", () => {
         now,
       ),
     ).toMatchObject([{ costToMoveUpUsd: null, costToMoveDownUsd: null }]);
+    // A fetch time after now (a wrong clock, a year PostgreSQL cannot hold) is not believed.
+    for (const last_fetch_at of ["2099-01-01T00:00:00Z", "+275760-09-13T00:00:00Z"]) {
+      const ticker = { ...(plain[0] as (typeof plain)[0]), last_fetch_at };
+      expect(
+        depthSnapshotsOf([{ exchangeId: "kraken", ticker }], result.markets, now),
+      ).toMatchObject([{ takenAt: now, date: now.toISOString().slice(0, 10) }]);
+    }
   });
 
   it("reports progress up to the last step", async () => {

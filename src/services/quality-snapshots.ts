@@ -16,7 +16,7 @@ type MarketOf = Pick<Market, "exchangeId" | "baseCoinId" | "quoteSymbol" | "inst
  * address). One coin may be quoted under two symbols (USDT and USDT.E are both tether): matching
  * by coin first gave both tickers to one market. Stale tickers (pairs no longer traded) and
  * tickers without any of the four figures give none. A snapshot is taken when CoinGecko last
- * fetched the ticker, else at `now`.
+ * fetched the ticker, else (no time, or one after `now`) at `now`.
  */
 export function depthSnapshotsOf(
   tickers: Array<{ exchangeId: string; ticker: CoinGeckoTicker }>,
@@ -35,7 +35,7 @@ export function depthSnapshotsOf(
       volumeUsd: ticker.converted_volume?.usd ?? null,
     };
     if (Object.values(figures).every((value) => value === null)) return [];
-    const takenAt = fetchedAt(ticker.last_fetch_at) ?? now;
+    const takenAt = fetchedAt(ticker.last_fetch_at, now) ?? now;
     return [
       {
         exchangeId,
@@ -73,10 +73,11 @@ function tickerMarkets(markets: MarketOf[]) {
   };
 }
 
-function fetchedAt(text: string | null | undefined): Date | undefined {
+/** CoinGecko's fetch time of a ticker; none when unreadable or after `now` (not believed). */
+function fetchedAt(text: string | null | undefined, now: Date): Date | undefined {
   if (!text) return undefined;
   const date = new Date(text);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  return Number.isNaN(date.getTime()) || date > now ? undefined : date;
 }
 
 export type SnapshotSummary = { snapshots: number; daysChanged: number; flagsChanged: number };
