@@ -218,7 +218,7 @@ function registerQualityCommands(program: Command, run: Run): void {
       .description("data-quality flags of stored reports")
       .command("recompute")
       .description(
-        "re-evaluate exceeds_public_depth of every stored report against the stored public depth and this process's PUBLIC_DEPTH_TOLERANCE (after changing it)",
+        "re-evaluate exceeds_public_depth of every stored report against the stored public depth and this command's PUBLIC_DEPTH_TOLERANCE (after changing it; taken along when a server on DATA_DIR runs it)",
       ),
   ).action(
     run(

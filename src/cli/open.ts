@@ -26,8 +26,11 @@ export class Forwarded extends Error {
   }
 }
 
-/** Environment a forwarded command takes with it: the server's own config is used otherwise. */
-const FORWARDED_ENV = /^COINGECKO_/;
+/**
+ * Environment a forwarded command takes with it: the server's own config is used otherwise.
+ * `quality recompute` is run after changing PUBLIC_DEPTH_TOLERANCE, with the new value.
+ */
+const FORWARDED_ENV = /^(COINGECKO_|PUBLIC_DEPTH_TOLERANCE$)/;
 
 export type Opened = {
   config: Config;

@@ -197,6 +197,32 @@ describe.skipIf(onPostgres)("the control socket of a DATA_DIR owner", () => {
     SLOW,
   );
 
+  it(
+    "a forwarded command takes PUBLIC_DEPTH_TOLERANCE and COINGECKO_ settings with it, nothing else",
+    async () => {
+      const dataDir = freshDir();
+      const ownership = await acquire(dataDir, "trading-reports serve", true);
+      const received: Record<string, string>[] = [];
+      ownership?.accept(async (request) => {
+        received.push(request.env);
+        return { code: 0, stdout: "", stderr: "" };
+      });
+      try {
+        const env = {
+          DATA_DIR: dataDir,
+          PUBLIC_DEPTH_TOLERANCE: "0.25",
+          COINGECKO_API_KEY: "k",
+          LOG_LEVEL: "debug",
+        };
+        expect((await runCommand(["quality", "recompute"], env)).code).toBe(0);
+        expect(received).toEqual([{ PUBLIC_DEPTH_TOLERANCE: "0.25", COINGECKO_API_KEY: "k" }]);
+      } finally {
+        await ownership?.release();
+      }
+    },
+    SLOW,
+  );
+
   it("release cuts open control connections; the request line has a hard deadline and a connection cap", async () => {
     const dataDir = freshDir();
     const first = await acquire(dataDir, "trading-reports serve", true);
