@@ -369,6 +369,10 @@ describe("bad subscriptions are 400s and store nothing", () => {
     ["IPv6 unique local", "https://[fd00::1]/hook"],
     ["a name resolving to loopback", "https://localhost/hook"],
     ["credentials in the URL", "https://user:pw@93.184.215.14/hook"],
+    ["an empty fragment", "https://93.184.215.14/hook#"],
+    ["spaces around the URL", " https://93.184.215.14/hook "],
+    ["a line break in the URL", "https://93.184.215.14/ho\nok"],
+    ["a URL without //", "https:93.184.215.14/hook"],
   ];
   for (const [name, url] of targets) {
     it(`refuses ${name} as a target (SSRF), on create and on update`, async () => {

@@ -111,6 +111,12 @@ function inPrefix(groups: number[], prefix: number[], bits: number): boolean {
  * checked apart), or null. `allowInsecure` (WEBHOOK_ALLOW_INSECURE) admits `http://`.
  */
 export function urlProblem(url: string, allowInsecure: boolean): string | null {
+  // The URL parser would drop these silently, and the URL stored and shown would not be the
+  // one delivered to.
+  const controlOrSpace = (c: string) => c.charCodeAt(0) <= 0x20 || c.charCodeAt(0) === 0x7f;
+  if ([...url].some(controlOrSpace)) return "URL must not contain spaces or control characters";
+  if (/^https?:(?!\/\/)/i.test(url)) return "URL must have // after its scheme";
+  if (url.includes("#")) return "URL must not contain a fragment";
   let parsed: URL;
   try {
     parsed = new URL(url);
