@@ -15,6 +15,6 @@ export async function refuseRoundedFloats(db: Kysely<Tables>): Promise<void> {
   const digits = rows[0]?.digits ?? 1;
   if (digits >= 1) return;
   throw new ConfigError(
-    `the database prints float8 values rounded (extra_float_digits = ${digits}): reports would be listed altered; set extra_float_digits to 1 or more (ALTER ROLE … SET extra_float_digits = 1, or remove the setting)`,
+    `the database prints float8 values rounded (extra_float_digits = ${digits}): reports would be listed altered. It must be 1 or more: ALTER ROLE … SET extra_float_digits = 1, or remove the setting`,
   );
 }
