@@ -131,6 +131,19 @@ describe("market-data sync and what is stored", () => {
     ]);
   });
 
+  it("keeps an operator's marketData false: the sync stores the markets, reports there stay ineligible", async () => {
+    const admin = await coinGecko(
+      { spot: [{ id: "nodata", name: "No Data Exchange" }] },
+      { "/exchanges/nodata/tickers": ok({ name: "x", tickers: [ticker("USDT")] }) },
+    );
+    const summary = await admin.syncMarketData({ coinIds: ["chainlink"], exchangeIds: ["nodata"] });
+    expect((await exchangeOf("nodata"))?.marketData).toBe(false);
+    expect((await stored()).markets.some((m) => m.exchangeId === "nodata")).toBe(true);
+    expect(summary.warnings).toEqual([
+      "exchange 'nodata' has marketData false in the stored reference data: kept false (an import changes it)",
+    ]);
+  });
+
   it("skips a coin or ticker with an unexpected value, naming it, and loads the rest", async () => {
     const admin = await coinGecko(
       {

@@ -21,6 +21,8 @@ export type FittedSync = {
  * - a stored exchange keeps its group: an operator's file decides groups, and a sync of some
  *   exchanges cannot see every member of their families; a new one joins the stored group of
  *   its family (`groups`, from CoinGecko's full lists);
+ * - a stored exchange keeps `marketData: false`: an operator decided its data is not collected
+ *   (or not trusted), and a sync turning it true would make its reports eligible unseen;
  * - a stored exchange keeps a spot or derivatives flag its stored markets need, with a warning
  *   (CoinGecko moved it between its spot and derivatives lists);
  * - a coin, exchange or market the fixture format refuses (a 201-character name) is left out
@@ -61,7 +63,12 @@ function fitExchange(
 ): ReferenceExchange {
   const before = stored.exchanges.find((e) => e.id === exchange.id);
   if (before === undefined) return { ...exchange, group: familyGroup(exchange.id, groups, stored) };
-  const fitted = { ...exchange, group: before.group };
+  const fitted = { ...exchange, group: before.group, marketData: before.marketData };
+  if (!before.marketData) {
+    warnings.push(
+      `exchange '${exchange.id}' has marketData false in the stored reference data: kept false (an import changes it)`,
+    );
+  }
   for (const [flag, type] of [
     ["spot", "spot"],
     ["derivatives", "perp"],
