@@ -324,3 +324,62 @@ describe.runIf(onPostgres)("disabling while an event is being recorded (PostgreS
     expect(await log(KEYS.acme, id)).toEqual([]);
   });
 });
+
+describe("a pending delivery of an event type the endpoint no longer subscribes to", () => {
+  const events = (id: string, list: string[]) =>
+    t.request({
+      method: "PATCH",
+      url: `/api/v1/webhooks/${id}`,
+      key: KEYS.acme,
+      payload: { events: list },
+    });
+
+  async function pendingKpiMissed(path: string) {
+    const id = await subscribe(KEYS.acme, receiver.url(path));
+    await t.database.stores.webhookEvents.publish([kpiMissed(`unsubscribed:${path}`)], new Date());
+    expect((await log(KEYS.acme, id)).map((d) => d.status)).toEqual(["pending"]);
+    return id;
+  }
+
+  it("fails at once when PATCH drops its type, and is never sent", async () => {
+    const id = await pendingKpiMissed("/dropped");
+    expect((await events(id, ["report.missing"])).statusCode).toBe(200);
+    expect(await log(KEYS.acme, id)).toMatchObject([
+      {
+        status: "failed",
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: "not sent: the webhook no longer subscribes to this event type",
+      },
+    ]);
+    await withJob(async () => {
+      await sendTest(KEYS.acme, id);
+      await eventually(() => receiver.at("/dropped").length > 0, "the webhook.test");
+    });
+    expect(receiver.at("/dropped").map((r) => JSON.parse(r.body).type)).toEqual(["webhook.test"]);
+  });
+
+  it("stays pending, and is sent, when the new events still name its type", async () => {
+    const id = await pendingKpiMissed("/kept");
+    expect((await events(id, ["report.missing", "kpi.missed"])).statusCode).toBe(200);
+    expect((await log(KEYS.acme, id)).map((d) => d.status)).toEqual(["pending"]);
+    await withJob(async () => {
+      await eventually(async () => (await log(KEYS.acme, id))[0]?.status === "succeeded", "sent");
+    });
+    expect(receiver.at("/kept").map((r) => JSON.parse(r.body).type)).toEqual(["kpi.missed"]);
+  });
+
+  it("one the change did not see (recorded meanwhile) fails when the job reaches it", async () => {
+    const id = await pendingKpiMissed("/raced");
+    await sql`update webhooks set events = array['report.missing'] where id = ${id}`.execute(
+      t.database.db,
+    );
+    await withJob(async () => {
+      await eventually(async () => (await log(KEYS.acme, id))[0]?.status === "failed", "failed");
+    });
+    expect(await log(KEYS.acme, id)).toMatchObject([
+      { attempts: 0, lastError: "not sent: the webhook no longer subscribes to this event type" },
+    ]);
+    expect(receiver.at("/raced")).toEqual([]);
+  });
+});

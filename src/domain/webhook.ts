@@ -30,6 +30,10 @@ export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /** Why a pending delivery of an endpoint that was disabled fails. */
 export const DISABLED_NOT_SENT = "not sent: the webhook was disabled";
 
+/** Why a pending delivery of an event type its endpoint no longer subscribes to fails. */
+export const UNSUBSCRIBED_NOT_SENT =
+  "not sent: the webhook no longer subscribes to this event type";
+
 /** An endpoint whose every delivery failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 60 * 60 * 1000;
 

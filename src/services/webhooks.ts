@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type TargetPolicy, targetProblem } from "../adapters/webhook-http.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
-import { DISABLED_NOT_SENT, generateWebhookSecret } from "../domain/webhook.js";
+import {
+  DISABLED_NOT_SENT,
+  generateWebhookSecret,
+  UNSUBSCRIBED_NOT_SENT,
+} from "../domain/webhook.js";
 import { parseOrRefuse } from "../schemas/problems.js";
 import { type DeliveriesQuery, newWebhookSchema, webhookPatchSchema } from "../schemas/webhook.js";
 import type { Stores } from "../store/stores.js";
@@ -80,6 +84,8 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
         if (patch.disabled === false) await tx.webhooks.failPending(id, DISABLED_NOT_SENT);
         const row = await tx.webhooks.update(organizationId, id, patch, now());
         if (patch.disabled === true) await tx.webhooks.failPending(id, DISABLED_NOT_SENT);
+        if (patch.events !== undefined)
+          await tx.webhooks.failUnsubscribed(id, UNSUBSCRIBED_NOT_SENT);
         return row;
       });
       if (updated === undefined) throw notFound();

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from "kysely";
-import { DISABLED_NOT_SENT } from "../domain/webhook.js";
+import { DISABLED_NOT_SENT, UNSUBSCRIBED_NOT_SENT } from "../domain/webhook.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 import { type ClaimShares, pickDue } from "./webhook-claim-picks.js";
-import { endpointHears } from "./webhook-event-store.js";
+import { endpointHears, endpointSubscribes } from "./webhook-event-store.js";
 
 /** A delivery taken for one attempt, with what the attempt sends. */
 export type ClaimedDelivery = {
@@ -79,7 +79,8 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
       if (ids.length === 0) return [];
       const result = await sql<ClaimedDelivery>`
         with due as (
-          select d.id, w.disabled, not w.disabled and ${endpointHears} as in_scope
+          select d.id, w.disabled, ${endpointSubscribes} as subscribed,
+            not w.disabled and ${endpointSubscribes} and ${endpointHears} as in_scope
           from webhook_deliveries d join webhooks w on w.id = d.webhook_id
           join webhook_events e on e.id = d.event_id
           join organizations o on o.id = w.organization_id
@@ -153,9 +154,9 @@ async function recordAttempt(db: Kysely<Tables>, a: AttemptRecord) {
 
 /**
  * The claim's last step, over `due` (locked deliveries and whether their endpoint may still
- * hear of the event): a delivery whose endpoint may no longer hear of its event, or was
- * disabled (an event recorded while it was being disabled), fails instead of being sent; the
- * others are leased until their next due time.
+ * hear of the event): a delivery whose endpoint may no longer hear of its event, no longer
+ * subscribes to its type, or was disabled (an event recorded while it was being disabled),
+ * fails instead of being sent; the others are leased until their next due time.
  */
 const take = (leaseUntil: Date) => sql`taken as (
   update webhook_deliveries d
@@ -163,7 +164,8 @@ const take = (leaseUntil: Date) => sql`taken as (
     claimed_until = case when due.in_scope then ${leaseUntil}::timestamptz end,
     status = case when due.in_scope then 'pending' else 'failed' end,
     last_error = case when due.in_scope then d.last_error
-      when due.disabled then ${DISABLED_NOT_SENT} else ${OUT_OF_SCOPE} end
+      when due.disabled then ${DISABLED_NOT_SENT}
+      when not due.subscribed then ${UNSUBSCRIBED_NOT_SENT} else ${OUT_OF_SCOPE} end
   from due, webhooks w, webhook_events e
   where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
   returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret, e.type,

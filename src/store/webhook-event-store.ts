@@ -56,8 +56,7 @@ export function createWebhookEventStore(db: Kysely<Tables>) {
           insert into webhook_deliveries (id, webhook_id, event_id, next_attempt_at, created_at)
           select gen_random_uuid(), w.id, e.id, ${now}, ${now}
           from new_events e
-          join webhooks w on not w.disabled and (e.webhook_id is not null
-            or w.events @> array[e.type] or w.events @> array['*'])
+          join webhooks w on not w.disabled and ${endpointSubscribes}
           join organizations o on o.id = w.organization_id
           where ${endpointHears}
           -- Waits for an endpoint being disabled, then sees it disabled (webhook-store update).
@@ -92,6 +91,10 @@ const engagedOnTheDay = sql`exists (
  * for an operator; an event meant for one endpoint only to it. Decided when the event is queued and again before every attempt, so that an endpoint
  * whose organization lost a coin is sent nothing more about it.
  */
+/** Whether endpoint `w` subscribes to event `e`: its type, `*`, or a test sent to it. */
+export const endpointSubscribes: RawBuilder<boolean> = sql<boolean>`(e.webhook_id is not null
+  or w.events @> array[e.type] or w.events @> array['*'])`;
+
 export const endpointHears: RawBuilder<boolean> = sql<boolean>`case
   when e.webhook_id is not null then w.id = e.webhook_id
   when w.organization_id = e.organization_id then true

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { WebhookEventType } from "../domain/webhook-event.js";
 import type { Tables } from "./tables.js";
+import { endpointSubscribes } from "./webhook-event-store.js";
 
 /** A stored endpoint, as its organization sees it (never the secret). */
 export type StoredWebhook = {
@@ -215,6 +216,19 @@ export function createWebhookStore(db: Kysely<Tables>) {
         returning id`.execute(db);
       if (result.rows.length > 0) return "queued";
       return (await hasDelivery(webhookId, deliveryId)) ? "in_progress" : "not_found";
+    },
+
+    /**
+     * Fails the pending deliveries of event types the endpoint no longer subscribes to, but
+     * not one an attempt holds (its outcome is recorded; a lease that ended is the claim's).
+     */
+    async failUnsubscribed(webhookId: string, reason: string): Promise<void> {
+      await sql`
+        update webhook_deliveries d set status = 'failed', next_attempt_at = null,
+          last_error = ${reason}
+        from webhooks w, webhook_events e
+        where d.webhook_id = ${webhookId} and d.status = 'pending' and d.claimed_until is null
+          and w.id = d.webhook_id and e.id = d.event_id and not ${endpointSubscribes}`.execute(db);
     },
 
     /** Fails the pending deliveries of the endpoint if it is disabled, saying why. */
