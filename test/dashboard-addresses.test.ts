@@ -96,6 +96,14 @@ describe("dashboard addresses that name no page", () => {
     expect(project?.body).toContain('<a href="/app/coins" aria-current="true">Coins</a>');
   });
 
+  it("the breadcrumb names the market maker, not its id, on its market and calendar pages", async () => {
+    for (const path of ["markets/binance/tether/spot", "calendar"]) {
+      const page = await sessions.project?.get(`/app/coins/chainlink/acme/${path}`);
+      const trail = page?.body.match(/<nav aria-label="Breadcrumb"[\s\S]*?<\/nav>/)?.[0];
+      expect(trail, path).toContain('<a href="/app/coins/chainlink/acme">Acme Market Making</a>');
+    }
+  });
+
   it("a market maker's page totals the days eligible of its markets", async () => {
     const page = await sessions.acme?.get(
       "/app/coins/chainlink/acme?dateGte=2025-03-01&dateLte=2025-03-05",

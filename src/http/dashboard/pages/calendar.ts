@@ -37,7 +37,7 @@ export async function sendCalendarPage(
   const key = paramsOf(makerParams, request);
   const page = await pages.calendar(request.dashboard.caller, key, rangeOf(request.query));
   const sections = page.markets.map((market, i) => marketSection(key, market, i, page));
-  const body = html`${pageStyles()}${trail(request, key)}
+  const body = html`${pageStyles()}${trail(request, key, page.organizationName)}
 <p class="lede">One cell a day for each obligation market, ${page.dateGte} to ${page.dateLte}: day D is due by D+1 at the deadline (UTC).</p>
 ${rangeForm(calendarPath(key), page, RANGE_PRESETS)}
 ${calendarLegend}

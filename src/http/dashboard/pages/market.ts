@@ -34,7 +34,7 @@ export async function sendMarketPage(
 ) {
   const key = paramsOf(marketParams, request);
   const page = await pages.market(request.dashboard.caller, key, rangeOf(request.query));
-  const body = html`${pageStyles()}${chartScripts()}${trail(request, key)}
+  const body = html`${pageStyles()}${chartScripts()}${trail(request, key, page.market.organizationName)}
 <p class="lede">${page.market.organizationName}'s reports for ${marketName(key)}, ${page.dateGte} to ${page.dateLte}: ${dayCount(page.reportedDays)} reported (a day without a report is a gap in the lines). Dashed lines are the obligation's thresholds. <a href="${calendarPath(key)}">Coverage calendar</a></p>
 ${rangeForm(marketPath(key), page, MARKET_PRESETS)}
 ${page.reportedDays === 0 ? html`<p class="placeholder">No report in this range.${page.dates.length === 0 ? " No obligation names the market on its days either: nothing to draw." : ""}</p>` : ""}

@@ -35,10 +35,14 @@ export function paramsOf<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
 export const sectionOf = (request: FastifyRequest): string =>
   request.dashboard.caller.kind === "market_maker" ? "/app/markets" : "/app/coins";
 
-/** Where a page sits: under the project's and operator's coins, or the market maker's markets. */
+/**
+ * Where a page sits: under the project's and operator's coins (then the market maker, by name),
+ * or the market maker's markets.
+ */
 export function trail(
   request: FastifyRequest,
   key: { baseCoinId: string; organizationId?: string },
+  organizationName?: string,
 ): Html {
   const own = request.dashboard.caller.kind === "market_maker";
   const crumbs = own
@@ -50,7 +54,7 @@ export function trail(
   if (key.organizationId !== undefined) {
     const maker = { baseCoinId: key.baseCoinId, organizationId: key.organizationId };
     crumbs.push(
-      html`<a href="${makerPath(maker)}">${own ? key.baseCoinId : key.organizationId}</a>`,
+      html`<a href="${makerPath(maker)}">${own ? key.baseCoinId : (organizationName ?? key.organizationId)}</a>`,
     );
   }
   return html`<nav aria-label="Breadcrumb" class="trail"><ol>${crumbs.map((c) => html`<li>${c}</li>`)}</ol></nav>`;
