@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { METRICS, type Report } from "../src/domain/report.js";
 import { loadFixture } from "../src/services/fixtures.js";
 import { createReferenceStore } from "../src/store/reference-store.js";
-import { freshDatabase, type TestDatabase } from "./helpers/database.js";
+import { freshDatabase, onPostgres, type TestDatabase } from "./helpers/database.js";
 import { baseFixture } from "./helpers/fixture.js";
 
 let database: TestDatabase;
@@ -127,3 +127,49 @@ describe("giving a key up", () => {
     expect(await claim(crypto.randomUUID())).toEqual({ claimed: true });
   });
 });
+
+describe.runIf(onPostgres)("a claim while the key's batch is being stored (PostgreSQL)", () => {
+  it("is answered from the live row at once, not after waiting on the batch's row lock", async () => {
+    const { idempotency } = database.stores;
+    const key = { organizationId: "acme", key: "in-flight", requestHash: "h" };
+    const now = new Date();
+    const lease = new Date(now.getTime() + 60_000);
+    const first = { ...key, claim: crypto.randomUUID() };
+    expect(await idempotency.claim(first, now, lease)).toEqual({ claimed: true });
+    // The batch's statement holds the key's row (report-upsert-completion) for its whole run.
+    let release: () => void = () => {};
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const batch = database.db.transaction().execute(async (tx) => {
+      await sql`select 1 from idempotency_keys where key = 'in-flight' for update`.execute(tx);
+      locked();
+      await holding;
+    });
+    await isLocked;
+    try {
+      const retry = idempotency.claim({ ...key, claim: crypto.randomUUID() }, now, lease);
+      const waited = waitForLockWaiter().then(() => "waited on the row lock" as const);
+      const outcome = await Promise.race([retry, waited]);
+      expect(outcome).toEqual({ claimed: false, held: { requestHash: "h", response: undefined } });
+    } finally {
+      release();
+      await batch;
+    }
+  });
+});
+
+/** Resolves once some session waits for a lock on idempotency_keys. */
+async function waitForLockWaiter(): Promise<void> {
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where not l.granted and a.query ilike '%idempotency_keys%'`.execute(database.db);
+    if ((rows[0]?.n ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -25,10 +25,12 @@ type Row = {
 export function createIdempotencyStore(db: Kysely<Tables>) {
   return {
     /**
-     * Claims the key for one request, in its own statement: a new key, or one whose row expired
-     * (an answer past retention, a crashed request's lease), is taken; a live row is left as it
-     * is and returned instead. A concurrent claim waits on the row lock of the other's
-     * statement or transaction, so two requests never both hold one key.
+     * Claims the key for one request, in one statement of its own: a new key, or one whose row
+     * expired (an answer past retention, a crashed request's lease), is taken; a live row is
+     * returned instead, read without a lock, so that a retry while the key's batch is being
+     * stored (its statement holds the row) is answered at once instead of holding a connection
+     * until that batch ends. A concurrent insert of the same new key waits for the other's
+     * short claim statement, so two requests never both hold one key.
      */
     async claim(
       held: IdempotencyClaim & { requestHash: string },
@@ -39,19 +41,33 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
       // transaction only): visibility to other sessions is the same, and a claim lost in a
       // database crash is harmless, as the answer is stored durably, by `complete`, with the
       // batch. It saves the claim a WAL flush on the ingest path.
-      const taken = await sql<{ claim: string }>`
-        insert into idempotency_keys as k
-          (organization_id, key, request_hash, claim, created_at, expires_at)
-        select ${held.organizationId}, ${held.key}, ${held.requestHash}, ${held.claim}::uuid,
-          ${now}::timestamptz, ${leaseUntil}::timestamptz
-        from (select set_config('synchronous_commit', 'off', true)) as no_flush
-        on conflict (organization_id, key) do update set
-          request_hash = excluded.request_hash, claim = excluded.claim,
-          status_code = null, response_body = null, response_headers = null,
-          created_at = excluded.created_at, expires_at = excluded.expires_at
-        where k.expires_at <= ${now}
-        returning claim`.execute(db);
-      if (taken.rows.length > 0) return { claimed: true };
+      const result = await sql<Row & { claim: string | null }>`
+        with live as (
+          select request_hash, status_code, response_body, response_headers
+          from idempotency_keys
+          where organization_id = ${held.organizationId} and key = ${held.key}
+            and expires_at > ${now}
+        ),
+        taken as (
+          insert into idempotency_keys as k
+            (organization_id, key, request_hash, claim, created_at, expires_at)
+          select ${held.organizationId}, ${held.key}, ${held.requestHash}, ${held.claim}::uuid,
+            ${now}::timestamptz, ${leaseUntil}::timestamptz
+          from (select set_config('synchronous_commit', 'off', true)) as no_flush
+          where not exists (select 1 from live)
+          on conflict (organization_id, key) do update set
+            request_hash = excluded.request_hash, claim = excluded.claim,
+            status_code = null, response_body = null, response_headers = null,
+            created_at = excluded.created_at, expires_at = excluded.expires_at
+          where k.expires_at <= ${now}
+          returning claim
+        )
+        select (select claim from taken) as claim, live.*
+        from (select 1) as one left join live on true`.execute(db);
+      const answer = result.rows[0];
+      if (answer?.claim) return { claimed: true };
+      if (answer?.request_hash) return { claimed: false, held: heldKeyOf(answer) };
+      // Another request inserted the key after this statement's snapshot: read what it holds.
       const row = await sql<Row>`
         select request_hash, status_code, response_body, response_headers
         from idempotency_keys
