@@ -17,6 +17,7 @@ import { onPostgres } from "./helpers/database.js";
 import { KEYS, v1Record, v2Record } from "./helpers/fixture.js";
 import { listenOnLoopback, sendRaw } from "./helpers/raw-http.js";
 import { dayAfter, problemsOf, rowCounts, submit, type Version } from "./helpers/submission.js";
+import { listenWithAnEndpoint } from "./helpers/webhook-jobs.js";
 
 const HOUR = 60 * 60 * 1000;
 /** The service's clock, moved by the tests (retention and leases are judged by it). */
@@ -299,6 +300,35 @@ describe("concurrent requests with one key", () => {
     const late = { statusCode: 201, body: "{}", headers: {} };
     expect(await t.database.stores.idempotency.complete(claim, late, now())).toBe(false);
     expect((await keyed(key, body)).body).toBe(taken.body);
+  });
+});
+
+describe("the log of a 409 and a 422", () => {
+  it("logs both; only the 422 raises submission.rejected: a retry answered 409 rejects nothing", async () => {
+    await listenWithAnEndpoint(t.database.db); // events are recorded only then
+    const key = randomUUID();
+    const body = freshBatch(1);
+    const claim = {
+      organizationId: "acme",
+      key,
+      claim: randomUUID(),
+      requestHash: requestHashOf(2, false, JSON.stringify(body)),
+    };
+    await t.database.stores.idempotency.claim(claim, now(), new Date(clock + 60_000));
+    const busy = await keyed(key, body);
+    const reused = await keyed(key, freshBatch(1));
+    expect([busy.statusCode, reused.statusCode]).toEqual([409, 422]);
+    const ids = [busy, reused].map((r) => String(r.headers["x-submission-id"]));
+    const logged = await sql<{ id: string; events: number }>`
+      select s.id::text, (select count(*)::int from webhook_events e
+        where e.type = 'submission.rejected' and e.dedup_key = s.id::text) as events
+      from submissions s where s.id::text = any(${ids}) order by s.submitted_at, s.id`.execute(
+      t.database.db,
+    );
+    expect(Object.fromEntries(logged.rows.map((r) => [r.id, r.events]))).toEqual({
+      [ids[0] as string]: 0,
+      [ids[1] as string]: 1,
+    });
   });
 });
 

@@ -40,6 +40,13 @@ export const PROBLEM_CODES = {
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 
+/**
+ * A 409 answering a retry of a batch that a request with the same Idempotency-Key is storing:
+ * logged (CONTRACT 5), but no verdict on the batch, which may well be stored: no submission of
+ * the report card, no `submission.rejected` event.
+ */
+export const RETRY_IN_PROGRESS: ProblemCode = "idempotency_key_in_progress";
+
 export const PROBLEM_CODE_NAMES = Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]];
 
 /** Headers whose bad values are 400s with the header's name as the path. */

@@ -1,7 +1,12 @@
 import { type Caller, maySubmit } from "../domain/caller.js";
 import { addDays, storableDateRange, utcDate } from "../domain/dates.js";
 import { NotFoundError, type Problem } from "../domain/errors.js";
-import { fallbackCode, type ProblemCode, problemField } from "../domain/problem-codes.js";
+import {
+  fallbackCode,
+  type ProblemCode,
+  problemField,
+  RETRY_IN_PROGRESS,
+} from "../domain/problem-codes.js";
 import type { SchemaVersion } from "../domain/report.js";
 import {
   DEFAULT_SUBMISSIONS_PAGE_SIZE,
@@ -62,9 +67,10 @@ export async function recordRejection(
     counts: countByCodeAndField(coded),
   };
   // `submission.rejected` is a market maker's event (CONTRACT section 7): a project's or
-  // operator's refused attempt is logged for it, not announced.
+  // operator's refused attempt is logged for it, not announced; nor is a retry answered 409
+  // while its batch is being stored (that batch is not rejected).
   const event =
-    rejection.dryRun || !maySubmit(caller)
+    rejection.dryRun || !maySubmit(caller) || coded.some((p) => p.code === RETRY_IN_PROGRESS)
       ? undefined
       : {
           type: "submission.rejected" as const,

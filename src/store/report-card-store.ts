@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { deadlineOf } from "../domain/obligation.js";
-import type { ProblemCode } from "../domain/problem-codes.js";
+import { RETRY_IN_PROGRESS } from "../domain/problem-codes.js";
 import type { Tables } from "./tables.js";
 
 /** One organization's submissions of a period (dry runs are tests: not counted). */
@@ -18,12 +18,6 @@ export type CorrectionFigures = {
   reports: number;
   correctionsAfterDeadline: number;
 };
-
-/**
- * A 409 answering a retry of a batch that a request with the same Idempotency-Key is storing:
- * logged (CONTRACT 5), but no verdict on the batch, so no submission of the report card.
- */
-const RETRY_IN_PROGRESS: ProblemCode = "idempotency_key_in_progress";
 
 /** The report card's figures, for every organization at once (the peers' medians need them). */
 export function createReportCardStore(db: Kysely<Tables>) {
