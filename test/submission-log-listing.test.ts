@@ -67,6 +67,43 @@ describe("GET /api/v1/submissions", () => {
     expect((await list({}, KEYS.globex)).totalCount).toBe(0);
   });
 
+  it("pages by `before` (the last id seen), unshifted by submissions received meanwhile", async () => {
+    const first = await list({ pageSize: "2" });
+    expect(first.items.map((i: { id: string }) => i.id)).toEqual([ids[4], ids[3]]);
+    // A submission arrives between the pages: page 2 by number would repeat ids[3].
+    clock = new Date("2026-11-06T08:00:00Z");
+    const newest = await submit(t, 2, { data: [] });
+    try {
+      const next = await list({ pageSize: "2", before: String(ids[3]).toUpperCase() });
+      expect(next).toMatchObject({ page: 1, totalPages: 2, totalCount: 3 });
+      expect(next.items.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[1]]);
+      const last = await list({ pageSize: "2", before: String(ids[1]), status: "accepted" });
+      expect(last.items.map((i: { id: string }) => i.id)).toEqual([ids[0]]);
+    } finally {
+      await sql`delete from submissions where id = ${String(newest.headers["x-submission-id"])}`.execute(
+        t.database.db,
+      );
+    }
+  });
+
+  it("refuses a `before` that is not one of the organization's submissions, naming it", async () => {
+    for (const [before, key] of [
+      ["not-an-id", KEYS.acme],
+      ["00000000-0000-4000-8000-000000000000", KEYS.acme],
+      [String(ids[0]), KEYS.globex],
+    ] as const) {
+      const response = await t.request({
+        url: "/api/v1/submissions",
+        key,
+        query: { before },
+      });
+      expect(response.statusCode, before).toBe(400);
+      expect(response.json().message).toEqual([
+        { path: "before", message: "Expected the id of one of the organization's submissions" },
+      ]);
+    }
+  });
+
   it("takes every date the parameters accept, from year 0000 to 9999 (no 500)", async () => {
     const all = [...ids].reverse();
     const cases: [Record<string, string>, string[]][] = [
@@ -90,6 +127,7 @@ describe("GET /api/v1/submissions", () => {
     for (const [query, path] of [
       [{ status: "pending" }, "status"],
       [{ pageSize: "501" }, "pageSize"],
+      [{ page: "1000000000" }, "page"],
       [{ dateGte: "2026-02-30" }, "dateGte"],
     ] as const) {
       const response = await t.request({

@@ -4753,6 +4753,8 @@ export interface operations {
                 dateLte?: string;
                 /** @description Only accepted or only rejected submissions */
                 status?: "accepted" | "rejected";
+                /** @description Only submissions older than this one of the caller's (its id): pass the last id of a page to get the next one unchanged by submissions received meanwhile */
+                before?: string;
                 /** @description Page number, from 1 (default 1) */
                 page?: string;
                 /** @description Submissions per page, 1 to 500 (default 100) */

@@ -13,6 +13,10 @@ const MAX_PATH_LENGTH = 300;
 /** A message may quote the offending value: what the log keeps of it is bounded. */
 export const MAX_STORED_MESSAGE_LENGTH = 1000;
 const UUID_LENGTH = 36;
+const MAX_PAGE = 999_999_999;
+const SUBMISSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** `before` that is not one of the caller's submissions: malformed, unknown or another's. */
+export const BEFORE_MESSAGE = "Expected the id of one of the organization's submissions";
 const TIMESTAMP_LENGTH = "2026-11-22T09:15:02.113Z".length;
 /** Generated key prefixes: `trk_` and a few characters. */
 const MAX_KEY_PREFIX_LENGTH = 20;
@@ -31,7 +35,17 @@ export const submissionsQuerySchema = z.object({
     .enum(["accepted", "rejected"])
     .optional()
     .meta({ description: "Only accepted or only rejected submissions", example: "rejected" }),
-  page: positiveInteger(999_999_999, "Expected a positive integer")
+  before: z
+    .string()
+    .refine((value) => SUBMISSION_ID.test(value), BEFORE_MESSAGE)
+    .meta({ format: "uuid", maxLength: UUID_LENGTH })
+    .optional()
+    .meta({
+      description:
+        "Only submissions older than this one of the caller's (its id): pass the last id of a page to get the next one unchanged by submissions received meanwhile",
+      example: "6f1f3c2e-2b7a-4c38-9a51-8d0f4b6e2a10",
+    }),
+  page: positiveInteger(MAX_PAGE, `Expected an integer from 1 to ${MAX_PAGE}`)
     .optional()
     .meta({ description: "Page number, from 1 (default 1)", example: "1" }),
   pageSize: positiveInteger(MAX_PAGE_SIZE, `Expected an integer from 1 to ${MAX_PAGE_SIZE}`)

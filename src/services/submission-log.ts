@@ -1,6 +1,6 @@
 import { type Caller, maySubmit } from "../domain/caller.js";
 import { addDays, storableDateRange, utcDate } from "../domain/dates.js";
-import { NotFoundError, type Problem } from "../domain/errors.js";
+import { NotFoundError, type Problem, ValidationError } from "../domain/errors.js";
 import {
   fallbackCode,
   type ProblemCode,
@@ -9,6 +9,7 @@ import {
 } from "../domain/problem-codes.js";
 import type { SchemaVersion } from "../domain/report.js";
 import {
+  BEFORE_MESSAGE,
   DEFAULT_SUBMISSIONS_PAGE_SIZE,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_STORED_MESSAGE_LENGTH,
@@ -108,7 +109,10 @@ export function loggedIdempotencyKey(header: string | string[] | undefined): str
     : null;
 }
 
-/** GET /api/v1/submissions: the caller organization's log, newest first. */
+/**
+ * GET /api/v1/submissions: the caller organization's log, newest first; `before` pages by the
+ * last id seen, so that submissions received meanwhile do not shift the pages.
+ */
 export async function listSubmissions(
   deps: SubmissionLogDeps,
   caller: Caller,
@@ -119,11 +123,18 @@ export async function listSubmissions(
   // Narrowed as a listing's are: the same submissions, and bounds the database can take (a
   // submission is received after 2000 and before the year 9999, not in year 0 or 10000).
   const days = storableDateRange(query.dateGte, query.dateLte);
+  const olderThan = query.before?.toLowerCase();
+  if (
+    olderThan !== undefined &&
+    !(await deps.stores.submissions.has(caller.organizationId, olderThan))
+  )
+    throw new ValidationError([{ path: "before", message: BEFORE_MESSAGE }]);
   const { totalCount, items } = await deps.stores.submissions.list({
     organizationId: caller.organizationId,
     from: days.from === undefined ? undefined : startOfDay(days.from),
     before: days.to === undefined ? undefined : startOfDay(addDays(days.to, 1)),
     status: query.status,
+    olderThan,
     limit: pageSize,
     offset: (page - 1) * pageSize,
   });

@@ -41,6 +41,8 @@ export type SubmissionFilter = {
   /** Received before. */
   before?: Date;
   status?: "accepted" | "rejected";
+  /** Only submissions after this one of the organization's (its id) in the log's order. */
+  olderThan?: string;
   limit: number;
   offset: number;
 };
@@ -54,6 +56,11 @@ export function createSubmissionStore(db: Kysely<Tables>) {
     if (filter.from !== undefined) query = query.where("s.submitted_at", ">=", filter.from);
     if (filter.before !== undefined) query = query.where("s.submitted_at", "<", filter.before);
     if (filter.status !== undefined) query = query.where("s.status", "=", filter.status);
+    if (filter.olderThan !== undefined) {
+      const cursor = sql`(select c.submitted_at, c.id from submissions c
+        where c.organization_id = ${filter.organizationId} and c.id = ${filter.olderThan}::uuid)`;
+      query = query.where(sql<boolean>`(s.submitted_at, s.id) < ${cursor}`);
+    }
     return query;
   };
   const rows = (filter: SubmissionFilter) =>
@@ -130,6 +137,17 @@ export function createSubmissionStore(db: Kysely<Tables>) {
         .offset(filter.offset)
         .execute();
       return { totalCount: Number(total?.n ?? 0), items: items.map(rowOf) };
+    },
+
+    /** Whether the organization has a submission with this id (lower-case). */
+    async has(organizationId: string, id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom("submissions")
+        .select("id")
+        .where("organization_id", "=", organizationId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** One submission of the organization with its stored problems; undefined if none. */
