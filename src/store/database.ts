@@ -9,6 +9,7 @@ import { PGliteDialect } from "./pglite-dialect.js";
 import { PoolMeter, type PoolStats } from "./pool-meter.js";
 import { type PreparedStatements, preparingClient } from "./prepared-statements.js";
 import type { Tables } from "./tables.js";
+import { failedToConnect } from "./unavailable.js";
 
 export type Database = {
   db: Kysely<Tables>;
@@ -219,11 +220,14 @@ function readinessProbe(db: Kysely<Tables>, pool: pg.Pool, options: pg.PoolConfi
   };
 }
 
-/** Times every `pool.connect()` (Kysely's only way in) and reads the pool's own counts. */
+/**
+ * Times every `pool.connect()` (Kysely's only way in), marks its failures as the database being
+ * unavailable, and reads the pool's own counts.
+ */
 function meterConnections(pool: pg.Pool, max: number): () => PoolStats {
   const meter = new PoolMeter();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  pool.connect = (() => meter.time(connect)) as typeof pool.connect;
+  pool.connect = (() => meter.time(connect).catch(failedToConnect)) as typeof pool.connect;
   return () => ({
     max,
     total: pool.totalCount,

@@ -25,8 +25,22 @@ const UNAVAILABLE_MESSAGES = [
   "Connection ended",
 ];
 
+const CONNECTING = Symbol("failed to open a database connection");
+
+/**
+ * Rethrows a failure to open a connection marked as the database being unavailable, whatever
+ * its SQLSTATE: a database not accepting connections (55000), dropped or renamed (3D000), a
+ * login refused after a credential change (28P01) are not there for this request either, and
+ * answering them 500 told clients that follow the docs (retry 503s) to give up.
+ */
+export function failedToConnect(error: unknown): never {
+  if (error instanceof Error) Object.assign(error, { [CONNECTING]: true });
+  throw error;
+}
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if ((error as { [CONNECTING]?: boolean })[CONNECTING] === true) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
     if (

@@ -140,3 +140,49 @@ async function untilTwoWait(watcher: pg.Client) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe.runIf(onPostgres)("a database that refuses new connections (PostgreSQL)", () => {
+  /** Runs `statement` as the test server's admin (not in the app's database). */
+  async function asAdmin(statement: string) {
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("is a 503 with Retry-After on the API, as on /readyz: not accepting connections, renamed", async () => {
+    t = await startTestApp();
+    const app = t;
+    const name = new URL(
+      t.database.config.kind === "postgres" ? t.database.config.url : "",
+    ).pathname.slice(1);
+    const disconnect = `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`;
+    const listing = () => app.request({ url: "/api/v1/reports", key: KEYS.acme });
+    expect((await listing()).statusCode).toBe(200);
+    for (const [refuse, allow] of [
+      [
+        `alter database ${name} allow_connections false`,
+        `alter database ${name} allow_connections true`,
+      ],
+      [
+        `alter database ${name} rename to ${name}_moved`,
+        `alter database ${name}_moved rename to ${name}`,
+      ],
+    ] as const) {
+      if (refuse.includes("rename")) await asAdmin(disconnect);
+      await asAdmin(refuse);
+      await asAdmin(disconnect);
+      try {
+        const refused = await listing();
+        expect(refused.statusCode, refuse).toBe(503);
+        expect(refused.headers["retry-after"]).toBeDefined();
+      } finally {
+        await asAdmin(allow);
+      }
+      expect((await listing()).statusCode, allow).toBe(200);
+    }
+  });
+});
