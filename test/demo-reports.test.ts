@@ -18,6 +18,13 @@ const fixture = JSON.parse(
 ) as ReferenceFixture;
 
 const TODAY = "2026-11-22";
+const pairOf = (r: DemoReport) =>
+  [
+    r.baseCoinId,
+    r.exchangeId,
+    r.quoteCoinId ?? r.quoteCoinSymbol?.toUpperCase(),
+    r.instrumentType ?? "spot",
+  ].join("|");
 const DAYS = 90;
 const reports = generateDemoReports({
   fixture,
@@ -189,12 +196,32 @@ describe("generateDemoReports", () => {
     expect(new Set(reports.map(recordKey)).size).toBe(reports.length);
   });
 
-  it("dates every report in the window, strictly before today", () => {
+  it("dates every report in the window, or on an obligation market-day before it, strictly before today", () => {
+    const owed = new Set(
+      (fixture.organizations.find((o) => o.id === "demo-mm")?.engagements ?? []).flatMap((e) =>
+        ("obligations" in e ? (e.obligations ?? []) : []).flatMap((p) =>
+          p.markets.map((m) => [e.baseCoinId, m.exchangeId, m.quote, m.instrumentType].join("|")),
+        ),
+      ),
+    );
     const outside = reports.filter(
-      (r) => !DATE.test(r.date) || r.date < "2026-08-24" || r.date >= TODAY,
+      (r) =>
+        !DATE.test(r.date) || (r.date < "2026-08-24" && !owed.has(pairOf(r))) || r.date >= TODAY,
     );
     expect(outside).toEqual([]);
     expect(reports.some((r) => r.date === "2026-11-21")).toBe(true);
+  });
+
+  it("reports the obligation markets from each period's start, before the window too", () => {
+    // the-graph is owed from 2026-07-01 on binance (demo/reference.json); chainlink from 2026-08-01.
+    const first = (baseCoinId: string) =>
+      reports
+        .filter((r) => r.baseCoinId === baseCoinId)
+        .map((r) => r.date)
+        .sort()[0];
+    expect(first("the-graph")).toBe("2026-07-01");
+    expect(first("chainlink")).toBe("2026-08-01");
+    expect(first("render-token")).toBe("2026-08-24");
   });
 
   it("respects each engagement's since and until, and carries its type", () => {

@@ -7,8 +7,9 @@ import type { v2RecordSchema } from "../schemas/report.js";
  */
 
 import { isCalendarDate } from "../domain/dates.js";
-import type { InstrumentType, SubmissionType } from "../domain/report.js";
+import type { SubmissionType } from "../domain/report.js";
 import type { Fixture } from "../schemas/fixture.js";
+import { type Pair, unmatchedPairs } from "./demo-pairs.js";
 
 /** The part of the fixture file (CONTRACT section 3) the generator reads. */
 export type DemoFixture = Pick<Fixture, "exchanges" | "markets" | "organizations">;
@@ -25,14 +26,9 @@ export interface DemoReportOptions {
   days: number;
 }
 
-interface Pair {
-  exchangeId: string;
-  baseCoinId: string;
-  quote: { quoteCoinId: string } | { quoteCoinSymbol: string };
-  instrumentType: InstrumentType;
-}
-
 const DAY_MS = 86_400_000;
+/** How far back obligation market-days are generated before the window (see owedBefore). */
+const OWED_DAYS_BACK = 366;
 /** Reports on pairs without market data are only made for the last few days of a window. */
 const UNMATCHED_DAYS = 3;
 /** Relative liquidity of well-known venues; anything else gets 0.5. */
@@ -87,34 +83,48 @@ export function generateDemoReports(options: DemoReportOptions): DemoReport[] {
       for (const pair of pairs)
         reports.push(makeReport(organizationId, pair, day, engagement.type));
     }
+    for (const { pair, day } of owedBefore(first, engagement, markets, todayMs))
+      reports.push(makeReport(organizationId, pair, day, engagement.type));
   }
   return reports.sort((a, b) => compare(sortKey(a), sortKey(b)));
 }
 
-/**
- * Pairs with no market, so that their reports come out ineligible: one on an exchange without
- * market data, one on an exchange that does not trade the coin, one with a quote the exchange
- * does not list for it.
- */
-function unmatchedPairs(fixture: DemoFixture, baseCoinId: string): Pair[] {
-  const spotVenues = fixture.exchanges.filter((e) => e.spot);
-  const ofBase = fixture.markets.filter((m) => m.baseCoinId === baseCoinId);
-  const pairs: Pair[] = [];
-  const add = (exchangeId: string, quoteCoinId: string) =>
-    pairs.push({ exchangeId, baseCoinId, quote: { quoteCoinId }, instrumentType: "spot" });
+type DemoEngagement = DemoFixture["organizations"][number]["engagements"][number];
 
-  const noData = spotVenues.find((e) => !e.marketData);
-  if (noData && !ofBase.some((m) => m.exchangeId === noData.id)) add(noData.id, "tether");
-  const notTraded = spotVenues.find(
-    (e) => e.marketData && !ofBase.some((m) => m.exchangeId === e.id),
-  );
-  if (notTraded) add(notTraded.id, "tether");
-  const traded = ofBase.find((m) => m.instrumentType === "spot");
-  const missingQuote = ["ethereum", "bitcoin", "usd-coin"].find(
-    (q) => !ofBase.some((m) => m.exchangeId === traded?.exchangeId && m.quoteCoinId === q),
-  );
-  if (traded && missingQuote) add(traded.exchangeId, missingQuote);
-  return pairs;
+/**
+ * The obligation market-days before the window (from each period's start, at most a year
+ * back): a range reaching back to an obligation's start shows it reported as owed, not missing
+ * for want of generated data.
+ */
+function* owedBefore(
+  windowStart: number,
+  engagement: DemoEngagement,
+  markets: Pair[],
+  todayMs: number,
+) {
+  const obligations = "obligations" in engagement ? (engagement.obligations ?? []) : [];
+  for (const period of obligations) {
+    const from = Math.max(
+      parseDate(period.since),
+      parseDate(engagement.since),
+      todayMs - OWED_DAYS_BACK * DAY_MS,
+    );
+    const until = period.until ? parseDate(period.until) : Infinity;
+    const to = Math.min(windowStart - DAY_MS, until);
+    // An obligation names a market by its record key: the quote's coin id, else its symbol.
+    const owed = markets.filter((pair) =>
+      period.markets.some(
+        (m) =>
+          m.exchangeId === pair.exchangeId &&
+          m.instrumentType === pair.instrumentType &&
+          m.quote ===
+            ("quoteCoinId" in pair.quote
+              ? pair.quote.quoteCoinId
+              : pair.quote.quoteCoinSymbol.toUpperCase()),
+      ),
+    );
+    for (let day = from; day <= to; day += DAY_MS) for (const pair of owed) yield { pair, day };
+  }
 }
 
 /** The pair's profile: fixed per pair, the daily draw varies around it. */
