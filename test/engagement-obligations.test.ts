@@ -110,6 +110,16 @@ describe("an engagement that ends earlier than its obligations", () => {
     expect(await periodsRead(KEYS.globex, "baseCoinId=chainlink")).toEqual(after);
   });
 
+  it("refuses an end before the engagement's start, or one it already ended by, saying which", async () => {
+    // globex's chainlink engagement runs from 2024-01-01 (test/helpers/fixture.ts).
+    await expect(admin.endEngagement("globex", "chainlink", "2023-12-31")).rejects.toThrow(
+      "the engagement of 'globex' for 'chainlink' begins on 2024-01-01, after 2023-12-31: it cannot end before it begins",
+    );
+    await expect(admin.endEngagement("globex", "aave", "2025-05-31")).rejects.toThrow(
+      "no engagement of 'globex' for 'aave' runs past 2025-05-31",
+    );
+  });
+
   it("does the same when the engagement is added again with an earlier end", async () => {
     await setPeriods("acme", "uniswap", [
       ["2025-01-01", "2025-06-30"],

@@ -100,10 +100,15 @@ export function createEngagementAdmin(
           fitted: n > 0 ? await fitObligationsToEngagements(tx, organizationId) : undefined,
         };
       });
-      if (fitted === undefined)
+      if (fitted === undefined) {
+        const engaged = await stores.organizations.engagements(organizationId);
+        const later = engaged.find((e) => e.baseCoinId === baseCoinId && e.since > until);
         throw new NotFoundError(
-          `no engagement of '${organizationId}' for '${baseCoinId}' runs past ${until}`,
+          later === undefined
+            ? `no engagement of '${organizationId}' for '${baseCoinId}' runs past ${until}`
+            : `the engagement of '${organizationId}' for '${baseCoinId}' begins on ${later.since}, after ${until}: it cannot end before it begins`,
         );
+      }
       return { ended, until, ...fitted };
     },
 
