@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportCardSchema } from "../src/schemas/report-card.js";
 import { purgeSubmissions } from "../src/services/submission-log.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
 import { type CliDatabase, cliDatabase } from "./helpers/cli.js";
@@ -192,6 +193,8 @@ describe("the CLI", () => {
     ]);
     const json = await cliDb.cli("report-card", "acme", "--month", "2026-10", "--json");
     expect(JSON.parse(json.out)).toMatchObject({ organizationId: "acme", qualityFlags: {} });
+    // The API's answer: its keys in the order of the schema its serializer writes.
+    expect(Object.keys(JSON.parse(json.out))).toEqual(Object.keys(reportCardSchema.shape));
     const unknown = await cliDb.cli("report-card", "nope");
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain("No market maker has the id 'nope'");

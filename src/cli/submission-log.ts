@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { ReportCard } from "../schemas/report-card.js";
+import { reportCardSchema } from "../schemas/report-card.js";
 import type { System } from "../system.js";
 import { UsageError } from "./read-json.js";
 
@@ -22,7 +23,9 @@ export function registerSubmissionLogCommands(program: Command, io: Io, withSyst
       const card = await withSystem((system) =>
         system.services.operatorReportCard(org, { month: options.month }),
       );
-      io.stdout.write(`${options.json ? JSON.stringify(card, null, 2) : reportCardText(card)}\n`);
+      // Through the answer's schema: its keys in the API's order.
+      const json = () => JSON.stringify(reportCardSchema.parse(card), null, 2);
+      io.stdout.write(`${options.json ? json() : reportCardText(card)}\n`);
     });
 
   program
