@@ -7,12 +7,19 @@
 FILE holds an array of records or {"data": [...]} (default: reports.json beside this script).
 The records go in batches of at most 300 (the service stores each batch atomically). Every
 batch is dry-run first; if any record has a problem, the problems are printed with their paths
-in the file (data.7.bidDepth50) and nothing is stored (exit 1). A 429 or 503 is retried after
-the time its Retry-After header gives.
+in the file (data.7.bidDepth50) and nothing is stored (exit 1).
+
+Each batch is then stored with an Idempotency-Key made from the SHA-256 of its body, kept for
+all its retries: a batch whose answer was lost is answered from its kept 201 and never stored
+twice, and running the file again within 24 hours stores nothing twice either. Only a 409 (the
+same key in progress), 429, 503 (after Retry-After) and a lost connection or timeout are
+retried; a 400, 401, 403, 413 or 422 would only fail again.
 """
 
 import argparse
 import email.utils
+import hashlib
+import http.client
 import json
 import os
 import sys
@@ -22,7 +29,8 @@ import urllib.request
 from pathlib import Path
 
 MAX_BATCH = 300  # v2 records per request (v1: 1000, at /api/v1/report)
-RETRIES = 5
+RETRIES = 3
+RETRIED = (409, 429, 503)
 
 
 def main() -> int:
@@ -39,7 +47,11 @@ def main() -> int:
         print(f"--batch-size must be from 1 to {MAX_BATCH}", file=sys.stderr)
         return 2
 
-    document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    try:
+        document = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        print(f"cannot read {args.file}: {error}", file=sys.stderr)
+        return 2
     records = document["data"] if isinstance(document, dict) else document
     batches = [
         (offset, records[offset : offset + args.batch_size])
@@ -53,7 +65,8 @@ def main() -> int:
         if status == 400:
             problems += [in_file(problem, offset) for problem in body["message"]]
         elif status != 201:
-            return failed(status, body)
+            print(f"{failure(status, body)}; nothing stored", file=sys.stderr)
+            return 1
     if problems:
         for path, message in problems:
             print(f"{path}: {message}")
@@ -61,10 +74,10 @@ def main() -> int:
         return 1
 
     created = updated = 0
-    for _, batch in batches:
+    for number, (offset, batch) in enumerate(batches):
         status, body = post(url, key, batch, dry_run=False)
         if status != 201:
-            return failed(status, body)
+            return stopped(number, offset, status, body)
         created += body["createdCount"]
         updated += body["updatedCount"]
     print(f"created {created}, updated {updated} ({len(records)} records, {len(batches)} batches)")
@@ -72,28 +85,31 @@ def main() -> int:
 
 
 def post(url, key, batch, dry_run):
-    """POSTs one batch; retries 429 and 503 as Retry-After says. Returns (status, JSON body)."""
-    request = urllib.request.Request(
-        f"{url}/api/v2/report",
-        data=json.dumps({"data": batch}).encode("utf-8"),
-        method="POST",
-        headers={
-            "Authorization": key,
-            "Content-Type": "application/json",
-            "x-dry-run": "true" if dry_run else "false",
-        },
-    )
+    """POSTs one batch, retrying 409, 429, 503 and a lost answer with the same request.
+
+    Returns (status, JSON body), or (None, the reason) when no answer came."""
+    body = json.dumps({"data": batch}).encode("utf-8")
+    headers = {"Authorization": key, "Content-Type": "application/json"}
+    headers["x-dry-run"] = "true" if dry_run else "false"
+    if not dry_run:  # A dry run stores nothing: retrying it needs no key.
+        headers["Idempotency-Key"] = "submit-py-v2-" + hashlib.sha256(body).hexdigest()
+    request = urllib.request.Request(f"{url}/api/v2/report", body, headers, method="POST")
     for attempt in range(RETRIES + 1):
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, json.load(response)
         except urllib.error.HTTPError as error:
-            body = parse(error.read())
-            if error.code not in (429, 503) or attempt == RETRIES:
-                return error.code, body
+            status, answer = error.code, parse(error.read())
             delay = retry_after(error.headers.get("Retry-After"), default=2**attempt)
-            print(f"HTTP {error.code}; retrying in {delay:g} s", file=sys.stderr)
-            time.sleep(delay)
+            what = f"HTTP {status}"
+        except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out
+            reason = getattr(error, "reason", error)
+            status, answer, delay = None, f"no answer ({reason})", 2**attempt
+            what = answer if dry_run else f"{answer}: the batch may or may not be stored"
+        if status not in (None, *RETRIED) or attempt == RETRIES:
+            return status, answer
+        print(f"{what}; retrying in {delay:g} s", file=sys.stderr)
+        time.sleep(delay)
     raise AssertionError("unreachable")
 
 
@@ -127,11 +143,25 @@ def in_file(problem, offset):
     return ".".join(parts), problem["message"]
 
 
-def failed(status, body):
-    message = body.get("message") if isinstance(body, dict) else body
-    print(f"HTTP {status}: {message}", file=sys.stderr)
-    return 1
+def failure(status, body):
+    """HTTP <status>: <the service's message>, or why no answer came."""
+    if status is None:
+        return body
+    return f"HTTP {status}: {body.get('message') if isinstance(body, dict) else body}"
 
+
+def stopped(number, offset, status, body):
+    """Batch `number` (from 0, at record `offset`) was refused or not answered: say what is stored."""
+    print(failure(status, body), file=sys.stderr)
+    if number == 1:
+        print(f"batch 1 (records 0-{offset - 1}) was stored", file=sys.stderr)
+    elif number > 1:
+        print(f"batches 1-{number} (records 0-{offset - 1}) were stored", file=sys.stderr)
+    if status is None or status >= 500:
+        print(f"batch {number + 1} may or may not be stored", file=sys.stderr)
+    print("running this again is safe: stored batches are answered from their kept 201 "
+          "(Idempotency-Key), not stored twice", file=sys.stderr)
+    return 1
 
 if __name__ == "__main__":
     sys.exit(main())

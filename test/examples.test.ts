@@ -11,9 +11,10 @@ import { KEYS } from "./helpers/fixture.js";
 
 /**
  * The examples a market maker copies (examples/), run as they would run them against a test
- * service on a loopback port. In front of it, a proxy answers a submission with the 429 and
- * 503 of a busy service (Retry-After: 1) before letting it through, so that each example's
- * retrying is exercised too.
+ * service on a loopback port. In front of it, a proxy answers submissions with what `busy`
+ * lists first (a 429 or 503 of a busy service with Retry-After: 1, another status, a dropped
+ * connection, or "pass" to let one through) and records every submission's `x-dry-run` and
+ * `Idempotency-Key`, so that each example's retrying, and the key it retries with, is checked.
  */
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -49,10 +50,10 @@ function recordsIn(month: string, change: (record: Record<string, unknown>) => v
   return { file, data };
 }
 
-async function example(command: string, args: string[]) {
+async function example(command: string, args: string[], url = front.url) {
   const env = {
     ...process.env,
-    TRADING_REPORTS_URL: front.url,
+    TRADING_REPORTS_URL: url,
     TRADING_REPORTS_API_KEY: KEYS.acme,
   };
   try {
@@ -78,34 +79,64 @@ const key = (r: Record<string, unknown>) => `${r.date} ${r.exchangeId} ${r.bidDe
 const keys = (records: Record<string, unknown>[]) => records.map(key).sort();
 
 const TSX = [process.execPath, ["--import", "tsx", "examples/submit.ts"]] as const;
+/** The Idempotency-Keys of the real (not dry-run) submissions the front saw, in order. */
+const storeKeys = () => front.posts.filter((p) => p.dryRun === "false").map((p) => p.key);
 const PYTHON = ["python3", ["examples/submit.py"]] as const;
 
 describe("examples/ against a test service", () => {
-  it("curl.sh dry-runs, submits its reports.json (through a 429 and a 503) and lists them", async () => {
-    front.busy.push(429, 503);
+  it("curl.sh dry-runs, submits its reports.json (through a 429, a 503 and a dropped connection, with one Idempotency-Key) and lists them", async () => {
+    front.posts.length = 0;
+    front.busy.push(429, "pass", 503, "drop");
     const result = await example("bash", ["examples/curl.sh"]);
     expect(result.stderr).not.toMatch(/HTTP \d+: nothing stored/);
     expect(result.code).toBe(0);
     expect(front.busy).toEqual([]);
+    const [stored, ...retries] = storeKeys();
+    expect(stored).toMatch(/^[!-~]{1,255}$/);
+    expect(retries).toEqual([stored, stored]);
+    expect(front.posts.filter((p) => p.dryRun === "true")).toHaveLength(2);
+    expect(result.stderr).toContain("may or may not be stored");
     expect(result.stdout).toContain('{"createdCount":6,"updatedCount":0}');
     expect(result.stdout).toMatch(/^date,exchangeId,/m);
     expect(keys(await storedIn("08"))).toEqual(keys(EXAMPLE.data));
   });
 
-  for (const [name, [command, args], month, badMonth] of [
-    ["submit.py", PYTHON, "09", "05"],
-    ["submit.ts", TSX, "10", "06"],
+  for (const [name, [command, args], month, badMonth, cutMonth] of [
+    ["submit.py", PYTHON, "09", "05", "03"],
+    ["submit.ts", TSX, "10", "06", "04"],
   ] as const) {
-    it(`${name} submits in batches after a dry run, retrying a 429 and a 503`, async () => {
+    it(`${name} submits in batches after a dry run, retrying a 429, a 503 and a dropped connection with the batch's Idempotency-Key`, async () => {
       const { file, data } = recordsIn(month);
-      front.busy.push(429, 503);
+      front.posts.length = 0;
+      // The first dry run is answered 429; the first batch 503, then its connection is dropped.
+      front.busy.push(429, "pass", "pass", 503, "drop");
       const result = await example(command, [...args, file, "--batch-size", "4"]);
       expect(result.code).toBe(0);
       expect(front.busy).toEqual([]);
       expect(result.stderr).toContain("HTTP 429; retrying in 1 s");
       expect(result.stderr).toContain("HTTP 503; retrying in 1 s");
+      expect(result.stderr).toContain("may or may not be stored");
       expect(result.stdout).toBe("created 6, updated 0 (6 records, 2 batches)\n");
       expect(keys(await storedIn(month))).toEqual(keys(data));
+      const [first, retry, again, second] = storeKeys();
+      expect(first).toMatch(/^[!-~]{1,255}$/);
+      expect([retry, again]).toEqual([first, first]);
+      expect(second).toMatch(/^[!-~]{1,255}$/);
+      expect(second).not.toBe(first);
+    });
+
+    it(`${name} does not retry a 422, and says which batches were stored before it`, async () => {
+      const { file } = recordsIn(cutMonth);
+      front.posts.length = 0;
+      front.busy.push("pass", "pass", "pass", 422);
+      const result = await example(command, [...args, file, "--batch-size", "4"]);
+      expect(result.code).toBe(1);
+      expect(front.busy).toEqual([]);
+      expect(storeKeys()).toHaveLength(2);
+      expect(result.stderr).toContain("HTTP 422");
+      expect(result.stderr).toContain("batch 1 (records 0-3) was stored");
+      expect(result.stderr).toContain("running this again is safe");
+      expect(result.stderr).not.toMatch(/Traceback|at .*\(.*:\d+:\d+\)/);
     });
 
     it(`${name} prints every problem with its path in the file and stores nothing`, async () => {
@@ -125,18 +156,72 @@ describe("examples/ against a test service", () => {
   }
 });
 
-type BusyFront = { server: Server; url: string; busy: number[] };
+describe("examples/ without a service", () => {
+  it("each says that nothing answered, without a stack trace, and exits 1", async () => {
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const url = `http://127.0.0.1:${port}`;
+    const results = await Promise.all([
+      example("bash", ["examples/curl.sh"], url),
+      example(PYTHON[0], [...PYTHON[1]], url),
+      example(TSX[0], [...TSX[1]], url),
+    ]);
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain("no answer");
+      expect(result.stderr).not.toMatch(/Traceback|at .*\(.*:\d+:\d+\)|node:internal/);
+    }
+  });
+});
 
-/** A proxy to the service that answers submissions with the statuses in `busy` first. */
+describe("the README's command for the examples", () => {
+  it("runs as written from the repository root, with its file argument", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### Examples and the typed client"));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? "";
+    const [exported, ...commands] = block.trim().split("\n");
+    expect(exported).toMatch(/^export TRADING_REPORTS_URL=\S+ TRADING_REPORTS_API_KEY=</);
+    expect(commands).toEqual([
+      "bash examples/curl.sh examples/reports.json",
+      "python3 examples/submit.py examples/reports.json",
+      "npx tsx examples/submit.ts examples/reports.json",
+    ]);
+    for (const command of commands) {
+      const result = await example("bash", ["-ec", command]);
+      expect(result.code, `${command}\n${result.stderr}`).toBe(0);
+    }
+  });
+});
+
+type Busy = number | "drop" | "pass";
+type BusyFront = {
+  server: Server;
+  url: string;
+  busy: Busy[];
+  posts: { dryRun: string | undefined; key: string | undefined }[];
+};
+
+/** A proxy to the service that answers submissions with what `busy` lists first. */
 async function busyFront(port: number): Promise<BusyFront> {
-  const busy: number[] = [];
+  const busy: Busy[] = [];
+  const posts: BusyFront["posts"] = [];
   const server = createServer((request, response) => {
+    const header = (name: string) => request.headers[name] as string | undefined;
+    if (request.method === "POST")
+      posts.push({ dryRun: header("x-dry-run"), key: header("idempotency-key") });
     const status = request.method === "POST" ? busy.shift() : undefined;
-    if (status !== undefined) {
+    if (status === "drop") {
+      // The connection breaks once the request was read: the batch may or may not be stored.
       request.resume();
-      const error = status === 429 ? "Too Many Requests" : "Service Unavailable";
+      request.on("end", () => request.socket.destroy());
+      return;
+    }
+    if (typeof status === "number") {
+      request.resume();
       response.writeHead(status, { "content-type": "application/json", "retry-after": "1" });
-      response.end(JSON.stringify({ statusCode: status, error, message: "busy; retry later" }));
+      response.end(JSON.stringify({ statusCode: status, message: "busy; retry later" }));
       return;
     }
     const upstream = httpRequest(
@@ -156,5 +241,5 @@ async function busyFront(port: number): Promise<BusyFront> {
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const { port: own } = server.address() as AddressInfo;
-  return { server, url: `http://127.0.0.1:${own}`, busy };
+  return { server, url: `http://127.0.0.1:${own}`, busy, posts };
 }
