@@ -1,4 +1,5 @@
-import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
+import openapiTS, { astToString, type OpenAPI3, type SchemaObject } from "openapi-typescript";
+import ts from "typescript";
 
 /** Where the generated types live: the client (`trading-reports/client`) imports them. */
 export const GENERATED_TYPES = new URL("../src/client/api.generated.ts", import.meta.url).pathname;
@@ -11,8 +12,29 @@ const HEADER = `/**
 
 `;
 
+/** The pattern of a whole-number query parameter (page, pageSize; src/schemas/list-query.ts). */
+const WHOLE_NUMBER = "^0*[1-9][0-9]*$";
+
+/**
+ * A query string holds text, so the document types page and pageSize as strings of digits; a
+ * caller's number is sent as its digits by openapi-fetch, so the client accepts either
+ * (`pageSize: 100` or `"100"`). The document itself is left as it is.
+ */
+function wholeNumberAsNumberOrDigits(schema: SchemaObject) {
+  // openapi-typescript's string schema type does not list `pattern`, which the document has.
+  const { type, pattern } = schema as { type?: unknown; pattern?: unknown };
+  if (type !== "string" || pattern !== WHOLE_NUMBER) return;
+  return ts.factory.createUnionTypeNode([
+    ts.factory.createKeywordTypeNode(ts.SyntaxKind.NumberKeyword),
+    ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword),
+  ]);
+}
+
 /** The TypeScript types (\`paths\`, for openapi-fetch) of an OpenAPI document. */
 export async function clientTypes(document: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(document as unknown as OpenAPI3, { silent: true });
+  const ast = await openapiTS(document as unknown as OpenAPI3, {
+    silent: true,
+    transform: wholeNumberAsNumberOrDigits,
+  });
   return HEADER + astToString(ast);
 }

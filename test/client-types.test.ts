@@ -30,8 +30,15 @@ const record: V2Record = {
 
 export async function submitAndRead(): Promise<number | undefined> {
   const client = createReportsClient({ url: "http://127.0.0.1:8080", key: "key" });
-  await client.POST("/api/v2/report", { body: { data: [record] } });
-  const page = await client.GET("/api/v1/reports", { params: { query: { baseCoinId: "chainlink" } } });
+  await client.POST("/api/v2/report", {
+    params: { header: { "x-dry-run": "false", "idempotency-key": "batch-0001" } },
+    body: { data: [record] },
+  });
+  // Paging parameters are whole numbers, given as numbers or as their digits.
+  await client.GET("/api/v1/submissions", { params: { query: { page: "2", pageSize: 100 } } });
+  const page = await client.GET("/api/v1/reports", {
+    params: { query: { baseCoinId: "chainlink", page: 1, pageSize: 500 } },
+  });
   return page.data?.items[0]?.bidDepth50;
 }
 `;
@@ -111,6 +118,16 @@ describe("the typed client (trading-reports/client)", () => {
 
   it("compiles a market maker's program and the export command against them", async () => {
     expect(compileErrors(await clientTypes(document))).toEqual([]);
+  });
+
+  it("types paging parameters as a number or its digits, leaving the document's strings as they are", async () => {
+    const types = await clientTypes(document);
+    const reports = (document.paths as Record<string, { get: { parameters: unknown[] } }>)[
+      "/api/v1/reports"
+    ]?.get.parameters.find((p) => (p as { name: string }).name === "pageSize");
+    expect(reports).toMatchObject({ schema: { type: "string", pattern: "^0*[1-9][0-9]*$" } });
+    expect(types.match(/pageSize\?: number \| string;/g)).toHaveLength(4);
+    expect(types).not.toMatch(/page(Size)?\?: string;/);
   });
 
   it("stops compiling a program that uses a record field renamed in the route schemas", async () => {

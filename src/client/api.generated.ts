@@ -1928,9 +1928,9 @@ export interface operations {
                 /** @description Only reports dated on or before this day (YYYY-MM-DD) */
                 dateLte?: string;
                 /** @description Page number, from 1 (default 1); a page past the last has no items. A page above 9007199254740991 (2^53 - 1) is answered as page 9007199254740991. With Accept: text/csv, that page only; without it, every matching report */
-                page?: string;
+                page?: number | string;
                 /** @description Reports per page, 1 to 500 (default 500) */
-                pageSize?: string;
+                pageSize?: number | string;
                 /** @description `quality`: each JSON item adds `qualityFlags` (CONTRACT section 6); CSV adds a last column `qualityFlags`, the flags separated by spaces. Any other value is ignored, like an unknown parameter */
                 include?: "quality";
             };
@@ -2346,9 +2346,9 @@ export interface operations {
                 /** @description Only markets of this exchange, as stored: a perp is listed under its venue family's derivatives exchange (binance_futures, not binance) */
                 exchangeId?: string;
                 /** @description Page number, from 1 (default 1) */
-                page?: string;
+                page?: number | string;
                 /** @description Markets per page, 1 to 1000 (default 1000) */
-                pageSize?: string;
+                pageSize?: number | string;
             };
             header?: never;
             path?: never;
@@ -4339,9 +4339,9 @@ export interface operations {
                 /** @description Only deliveries in it */
                 status?: "pending" | "succeeded" | "failed";
                 /** @description Page number, from 1 (default 1) */
-                page?: string;
+                page?: number | string;
                 /** @description Deliveries per page, 1 to 500 (default 100) */
-                pageSize?: string;
+                pageSize?: number | string;
             };
             header?: never;
             path: {
@@ -4756,9 +4756,9 @@ export interface operations {
                 /** @description Only submissions older than this one of the caller's (its id): pass the last id of a page to get the next one unchanged by submissions received meanwhile */
                 before?: string;
                 /** @description Page number, from 1 (default 1) */
-                page?: string;
+                page?: number | string;
                 /** @description Submissions per page, 1 to 500 (default 100) */
-                pageSize?: string;
+                pageSize?: number | string;
             };
             header?: never;
             path?: never;
