@@ -112,6 +112,26 @@ describe("the typed client (trading-reports/client)", () => {
     expect(json("package.json").dependencies["openapi-fetch"]).toBeDefined();
   });
 
+  it("can be copied into a program as its two files, which import nothing but openapi-fetch (README)", () => {
+    const imports = ["index.ts", "api.generated.ts"].flatMap((file) =>
+      [...readFileSync(`${ROOT}src/client/${file}`, "utf8").matchAll(/ from "([^"]+)"/g)].map(
+        (match) => match[1],
+      ),
+    );
+    expect(new Set(imports)).toEqual(new Set(["openapi-fetch", "./api.generated.js"]));
+    const readme = readFileSync(`${ROOT}README.md`, "utf8");
+    const section = readme.slice(readme.indexOf("#### Getting the client"));
+    for (const step of [
+      "src/client/index.ts",
+      "src/client/api.generated.ts",
+      "npm install openapi-fetch@^0.17",
+      "npm pack",
+      "npm install /path/to/trading-reports-0.1.0.tgz",
+      '"moduleResolution": "node16"',
+    ])
+      expect(section).toContain(step);
+  });
+
   it("has the types that the route schemas generate now (npm run generate:client)", async () => {
     expect(readFileSync(GENERATED_TYPES, "utf8")).toBe(await clientTypes(document));
   });
