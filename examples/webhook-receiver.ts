@@ -6,9 +6,12 @@
  *
  * Then subscribe its address (behind https in production; `http://127.0.0.1:3000` needs
  * WEBHOOK_ALLOW_INSECURE=true on the service, as `npm start` sets). A delivery whose
- * signature or timestamp does not check is answered 400 and not printed. Deliveries are
- * made at least once: a repeated webhook-id (a retry whose first answer was lost) is
- * answered 200 again but printed once.
+ * signature or timestamp does not check is answered 400 and not printed; a verified one 204.
+ * Deliveries are made at least once: a repeated webhook-id (a retry whose first answer was
+ * lost) is answered 204 again but printed once. The webhook-ids seen are kept in memory here,
+ * so they are lost on a restart and grow without end; the service retries one delivery with
+ * the same webhook-id for about 28 hours, so a real receiver keeps the ids it has handled in
+ * its database (for at least that long), in the transaction that acts on the event.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +23,7 @@ if (!secret?.startsWith("whsec_")) {
   process.exit(2);
 }
 const webhook = new Webhook(secret);
-const seen = new Set<string>();
+const seen = new Set<string>(); // In memory for the example: a real receiver uses its database.
 
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];

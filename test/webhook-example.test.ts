@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
 import { startTestApp, type TestApp } from "./helpers/app.js";
@@ -86,5 +88,26 @@ describe("examples/webhook-receiver.ts", () => {
     expect(forged.status).toBe(400);
     await eventually(() => stderr.includes("refused msg_forged"), "the refusal");
     expect(stdout).not.toContain("kpi.missed");
+
+    // A repeated webhook-id (a retry whose first answer was lost) is answered as the example's
+    // comment says, and printed once.
+    const comment = readFileSync(`${ROOT}examples/webhook-receiver.ts`, "utf8");
+    const promised = /repeated webhook-id[^.]*answered (\d{3}) again/.exec(comment)?.[1];
+    expect(comment).toMatch(/in memory[^.]*database/);
+    const body = JSON.stringify({ type: "report.missing", timestamp: "t", data: { n: 1 } });
+    const sent = new Date();
+    const signature = new Webhook(secret).sign("msg_twice", sent, body);
+    const headers = {
+      "content-type": "application/json",
+      "webhook-id": "msg_twice",
+      "webhook-timestamp": String(Math.floor(sent.getTime() / 1000)),
+      "webhook-signature": signature,
+    };
+    for (let i = 0; i < 2; i++) {
+      const answer = await fetch(`${base}/hooks`, { method: "POST", headers, body });
+      expect(String(answer.status)).toBe(promised);
+    }
+    await eventually(() => stdout.includes(" report.missing "), "the repeated event");
+    expect(stdout.split(" report.missing ")).toHaveLength(2);
   }, 90_000);
 });
