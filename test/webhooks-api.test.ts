@@ -47,7 +47,12 @@ describe("webhook subscriptions", () => {
     expect(list.statusCode).toBe(200);
     const { secret: _secret, ...visible } = body;
     expect(list.json().items).toEqual([visible]);
-    const shown = await t.request({ url: `/api/v1/webhooks/${body.id}`, key: KEYS.acme });
+    // The 201 says where the created endpoint is, as the OpenAPI document states.
+    expect(created.headers.location).toBe(`/api/v1/webhooks/${body.id}`);
+    const document = (await t.app.inject({ url: "/openapi.json" })).json();
+    const headers = document.paths["/api/v1/webhooks"].post.responses["201"].headers;
+    expect(headers.Location).toEqual({ $ref: "#/components/headers/Location" });
+    const shown = await t.request({ url: created.headers.location as string, key: KEYS.acme });
     expect(shown.json()).toEqual(visible);
     expect(shown.body).not.toContain("whsec_");
   });

@@ -988,6 +988,8 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 403, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats */
         "X-Submission-Id": string;
+        /** @description The created webhook's path, `/api/v1/webhooks/{id}` */
+        Location: string;
         /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
         "Content-Disposition": "attachment; filename=\"reports.csv\"";
     };
@@ -3364,6 +3366,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -87,6 +87,10 @@ function headers(options: DocumentOptions) {
         "This submission's id in the submission log (GET /api/v1/submissions/{id}): on every answer that decided on the submission (201, 400, 403, 409, 413, 415, 422), dry runs included; a replay names the submission it repeats",
       schema: { type: "string", format: "uuid", maxLength: 36 },
     },
+    Location: {
+      description: "The created webhook's path, `/api/v1/webhooks/{id}`",
+      schema: { type: "string", pattern: "^/api/v1/webhooks/[0-9a-f-]{36}$", maxLength: 53 },
+    },
     "Content-Disposition": {
       description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
       schema: { type: "string", const: 'attachment; filename="reports.csv"' },
@@ -105,7 +109,7 @@ const LOGGED_STATUSES = new Set(["201", "400", "403", "409", "413", "415", "422"
  * request id and `nosniff`; an authenticated operation's answers are `no-store` and, once the
  * key authenticated (so not on a 401), carry its rate limit; a 429 or a 503 says when to retry;
  * a CSV answer is an attachment; the 201 of an operation that takes an Idempotency-Key may be a
- * replay.
+ * replay; a created webhook's 201 says where it is.
  */
 function headersOf(operation: Operation, status: string, response: Response): HeaderName[] {
   const names: HeaderName[] = ["X-Request-Id", "X-Content-Type-Options"];
@@ -121,6 +125,7 @@ function headersOf(operation: Operation, status: string, response: Response): He
   if (keyed && status === "201") names.push("Idempotent-Replayed");
   if (operation.operationId?.startsWith("submitReports") && LOGGED_STATUSES.has(status))
     names.push("X-Submission-Id");
+  if (operation.operationId === "createWebhook" && status === "201") names.push("Location");
   return names;
 }
 

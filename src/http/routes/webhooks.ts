@@ -202,9 +202,10 @@ export function webhookRoutes(services: Services) {
   return async (base: FastifyInstance) => {
     const app = base.withTypeProvider<ZodTypeProvider>();
     const org = (request: { caller: { organizationId: string } }) => request.caller.organizationId;
-    app.post("/api/v1/webhooks", { schema: create }, async (request, reply) =>
-      reply.code(201).send(await hooks.create(org(request), request.body)),
-    );
+    app.post("/api/v1/webhooks", { schema: create }, async (request, reply) => {
+      const created = await hooks.create(org(request), request.body);
+      return reply.code(201).header("location", `/api/v1/webhooks/${created.id}`).send(created);
+    });
     app.get("/api/v1/webhooks", { schema: list }, (request) => hooks.list(org(request)));
     app.get("/api/v1/webhooks/:id", { schema: show }, (request) =>
       hooks.get(org(request), request.params.id),
