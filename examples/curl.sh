@@ -7,8 +7,9 @@
 #
 # The real submission carries an Idempotency-Key made from the file's SHA-256, so a retry (or
 # running the script again within 24 hours) is answered from the kept 201 and never stores the
-# batch twice. Only a 409 (the same key in progress), 429, 503 and a lost connection are retried,
-# with the same key, after Retry-After; a 400, 401, 403, 413 or 422 would only fail again.
+# batch twice. Only a 409 (the same key in progress), 429, 503, a lost connection or a 60 s
+# timeout are retried, with the same key, after Retry-After; a 400, 401, 403, 413 or 422 would
+# only fail again.
 set -euo pipefail
 
 url="${TRADING_REPORTS_URL:-http://127.0.0.1:8080}"
