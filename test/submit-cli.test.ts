@@ -26,6 +26,8 @@ const KEY = "mm-test-key";
 
 type Received = { path: string; headers: IncomingHttpHeaders; data: Record<string, unknown>[] };
 type Scripted = { status: number; body: unknown; headers?: Record<string, string> };
+/** `drop`: handle the request as usual (store it), then close the connection unanswered. */
+type Scripting = Scripted | "drop";
 
 const V2_REQUIRED = ["date", "exchangeId", "baseCoinId", ...METRICS, "instrumentType", "type"];
 const V1_REQUIRED = ["date", "exchangeId", "baseCoinId"];
@@ -67,7 +69,7 @@ function validate(version: string, data: Record<string, unknown>[]) {
 class FakeService {
   readonly received: Received[] = [];
   readonly stored = new Set<string>();
-  readonly script: Scripted[] = [];
+  readonly script: Scripting[] = [];
   private server: Server | undefined;
   url = "";
 
@@ -78,7 +80,9 @@ class FakeService {
         body += chunk.toString("utf8");
       });
       request.on("end", () => {
-        const reply = this.handle(request.url ?? "", request.headers, body);
+        const drop = this.script[0] === "drop" && this.script.shift();
+        const reply = this.handle(request.url ?? "", request.headers, body, !drop);
+        if (drop) return void request.socket.destroy();
         response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         response.end(JSON.stringify(reply.body));
       });
@@ -98,11 +102,11 @@ class FakeService {
     this.script.length = 0;
   }
 
-  private handle(path: string, headers: IncomingHttpHeaders, body: string): Scripted {
+  private handle(path: string, headers: IncomingHttpHeaders, body: string, scripts = true) {
     const parsed = JSON.parse(body) as { data: Record<string, unknown>[] };
     this.received.push({ path, headers, data: parsed.data });
-    const scripted = this.script.shift();
-    if (scripted) return scripted;
+    const scripted = scripts ? this.script[0] : undefined;
+    if (scripted !== undefined && scripted !== "drop") return this.script.shift() as Scripted;
     if (headers.authorization !== KEY) {
       return { status: 401, body: { message: "Invalid API key", statusCode: 401 } };
     }
@@ -475,6 +479,50 @@ describe("submit command", () => {
     expect(result.code).toBe(1);
   });
 
+  it("says a batch whose answer was lost may or may not be stored, not that it was not", async () => {
+    // Stored, then the connection closed before the answer: every attempt alike.
+    service.script.push(...Array.from({ length: 5 }, () => "drop" as const));
+    const result = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(service.received).toHaveLength(5);
+    expect(service.stored.size).toBe(3);
+    expect(result.stdout).toBe(
+      [
+        "created 0, updated 0, rejected 0, answer lost for 1 batch(es) (records that may or may not be stored: 3)",
+        "batch 1 (line 2 to line 5) may or may not be stored, its answer was lost: network error: other side closed",
+        "submit the file again to find out and to send what is missing: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",
+        "",
+      ].join("\n"),
+    );
+    expect(result.stdout).not.toContain("not stored:");
+    expect(result.code).toBe(1);
+
+    // One lost answer makes the batch uncertain, even when later attempts met a 503.
+    service.reset();
+    const unavailable = { status: 503, body: { message: "Service Unavailable", statusCode: 503 } };
+    service.script.push("drop", ...Array.from({ length: 4 }, () => unavailable));
+    const json = await submit([fixture("v2.csv"), ...withServer(), "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      failedRecords: 0,
+      mayBeStoredBatches: 1,
+      mayBeStoredRecords: 3,
+      failedBatches: [{ batch: 1, status: 503, mayBeStored: true }],
+    });
+    expect(json.code).toBe(1);
+  });
+
+  it("says a batch answered 503 on every attempt was not stored", async () => {
+    const unavailable = { status: 503, body: { message: "Service Unavailable", statusCode: 503 } };
+    service.script.push(...Array.from({ length: 5 }, () => unavailable));
+    const json = await submit([fixture("v2.csv"), ...withServer(), "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      failedRecords: 3,
+      mayBeStoredBatches: 0,
+      mayBeStoredRecords: 0,
+      failedBatches: [{ batch: 1, status: 503, mayBeStored: false }],
+    });
+  });
+
   it("stops at a 401 with a clear message and sends nothing more", async () => {
     const result = await submit([
       fixture("v2.csv"),
@@ -744,9 +792,8 @@ describe("submitBatches", () => {
         batch: 1,
         offset: 0,
         size: 1,
-        message: expect.stringContaining(
-          "could not be read, so the batch may or may not be stored",
-        ),
+        message: "the service's answer could not be read",
+        mayBeStored: true,
       },
     ]);
   });

@@ -19,7 +19,35 @@ const HEADINGS: Record<Mode, string> = {
     "all or nothing: the dry run found problems, so nothing was stored; what the dry run answered: ",
 };
 
-export function humanSummary(result: SubmitResult, source: RecordSource, mode: Mode): string {
+/** What a run says beyond the counts: how to resume, which depends on `--fresh-keys`. */
+export type SummaryRun = { mode: Mode; freshKeys: boolean };
+
+export function humanSummary(result: SubmitResult, source: RecordSource, run: SummaryRun): string {
+  const lines = [`${HEADINGS[run.mode]}${headline(result)}`];
+  for (const rejection of result.rejected) {
+    const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
+    const where = source.locate(rejection.index, rejection.field);
+    lines.push(`${where}${field}: ${describe(rejection, source)}`);
+  }
+  const { failed, lost, unsent } = failedKinds(result);
+  for (const batch of failed) {
+    lines.push(`batch ${batch.batch} (${range(source, batch)}) not stored: ${batch.message}`);
+  }
+  for (const batch of lost) {
+    const where = `batch ${batch.batch} (${range(source, batch)})`;
+    lines.push(`${where} may or may not be stored, its answer was lost: ${batch.message}`);
+  }
+  const [first, last] = [unsent[0], unsent.at(-1)];
+  if (first && last) {
+    const span = { offset: first.offset, size: last.offset + last.size - first.offset };
+    const why = first.message.replace(/^not sent: /, "");
+    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): ${why}`);
+  }
+  if (run.mode === "store" && lost.length > 0) lines.push(resumeHint(run.freshKeys));
+  return `${lines.join("\n")}\n`;
+}
+
+function headline(result: SubmitResult): string {
   const rejectedRecords = new Set(result.rejected.map((rejection) => rejection.index)).size;
   let head = `created ${result.created}, updated ${result.updated}, rejected ${rejectedRecords}`;
   if (result.rejectedBatches > 0) {
@@ -28,31 +56,38 @@ export function humanSummary(result: SubmitResult, source: RecordSource, mode: M
   if (result.unlistedProblems > 0) {
     head += `, ${result.unlistedProblems} more problems not listed by the service (records not named; fix the ones listed and send again)`;
   }
-  const failed = result.failedBatches;
-  if (failed.length > 0) {
-    const records = failed.reduce((sum, batch) => sum + batch.size, 0);
-    head += `, failed batches ${failed.length} (records not stored: ${records})`;
+  const { failed, lost, unsent } = failedKinds(result);
+  const notStored = [...failed, ...unsent];
+  if (notStored.length > 0) {
+    head += `, failed batches ${notStored.length} (records not stored: ${records(notStored)})`;
+  }
+  if (lost.length > 0) {
+    head += `, answer lost for ${lost.length} batch(es) (records that may or may not be stored: ${records(lost)})`;
   }
   if (result.replayedBatches > 0) {
     head += `, replayed batches ${result.replayedBatches} (already stored in the last 24 hours by an identical batch, or by this run's own earlier attempt whose answer was lost; counted as first answered)`;
   }
-  const lines = [`${HEADINGS[mode]}${head}`];
-  for (const rejection of result.rejected) {
-    const field = rejection.field === undefined ? "" : ` ${rejection.field}`;
-    const where = source.locate(rejection.index, rejection.field);
-    lines.push(`${where}${field}: ${describe(rejection, source)}`);
-  }
-  for (const batch of failed.filter((entry) => !entry.notSent)) {
-    lines.push(`batch ${batch.batch} (${range(source, batch)}) not stored: ${batch.message}`);
-  }
-  const unsent = failed.filter((entry) => entry.notSent);
-  const [first, last] = [unsent[0], unsent.at(-1)];
-  if (first && last) {
-    const span = { offset: first.offset, size: last.offset + last.size - first.offset };
-    const why = first.message.replace(/^not sent: /, "");
-    lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): ${why}`);
-  }
-  return `${lines.join("\n")}\n`;
+  return head;
+}
+
+/** Failed batches: not stored, answer lost (may be stored), not sent. */
+function failedKinds(result: SubmitResult) {
+  const { failedBatches } = result;
+  return {
+    failed: failedBatches.filter((batch) => !batch.notSent && !batch.mayBeStored),
+    lost: failedBatches.filter((batch) => batch.mayBeStored),
+    unsent: failedBatches.filter((batch) => batch.notSent),
+  };
+}
+
+const records = (batches: readonly { size: number }[]) =>
+  batches.reduce((sum, batch) => sum + batch.size, 0);
+
+/** Running the file again is safe: a batch stored already is replayed, or (fresh keys) upserted. */
+function resumeHint(freshKeys: boolean): string {
+  return freshKeys
+    ? "submit the file again to send what is missing: a batch already stored is applied again (the same values, counted as updated), never stored twice"
+    : "submit the file again to find out and to send what is missing: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice";
 }
 
 export function jsonSummary(
@@ -80,6 +115,7 @@ export function jsonSummary(
     rejectedRecords: new Set(result.rejected.map((rejection) => rejection.index)).size,
     rejectedBatches: result.rejectedBatches,
     notStored: result.notStored,
+    ...failedCounts(result),
     unlistedProblems: result.unlistedProblems,
     replayedBatches: result.replayedBatches,
     rejected: result.rejected.map((rejection) => ({
@@ -93,9 +129,23 @@ export function jsonSummary(
     })),
     failedBatches: result.failedBatches.map((batch) => ({
       ...batch,
+      notSent: batch.notSent === true,
+      mayBeStored: batch.mayBeStored === true,
       location: range(source, batch),
     })),
     unauthorized: result.unauthorized ?? null,
+  };
+}
+
+/** The `--json` counts of failed batches, by whether their records are stored (README). */
+function failedCounts(result: SubmitResult) {
+  const { failed, lost, unsent } = failedKinds(result);
+  return {
+    failedRecords: records(failed) + records(unsent),
+    mayBeStoredBatches: lost.length,
+    mayBeStoredRecords: records(lost),
+    notSentBatches: unsent.length,
+    notSentRecords: records(unsent),
   };
 }
 

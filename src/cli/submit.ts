@@ -121,7 +121,7 @@ export async function runSubmit(
   }
   const summary = options.json
     ? `${JSON.stringify(jsonSummary(result, source, { ...settings, mode }))}\n`
-    : humanSummary(result, source, mode);
+    : humanSummary(result, source, { mode, freshKeys: settings.keySalt !== undefined });
   io.stdout.write(summary);
   return isClean(result) ? EXIT_OK : EXIT_FAILED;
 }

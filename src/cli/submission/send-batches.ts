@@ -1,14 +1,18 @@
 import { z } from "zod";
-import {
-  createReportsClient,
-  type ReportsClient,
-  type V1Record,
-  type V2Record,
-} from "../../client/index.js";
+import { createReportsClient, type ReportsClient } from "../../client/index.js";
 import { unlistedProblems } from "../../domain/errors.js";
-import { retryAfterMs, retrying } from "../../retry.js";
-import { batchJson } from "./batch-json.js";
-import { batchIdempotencyKey, withRunKeys } from "./batch-keys.js";
+import { retrying } from "../../retry.js";
+import {
+  type Attempt,
+  answerLost,
+  countsSchema,
+  describeFailure,
+  isRetryable,
+  messageSchema,
+  send,
+  UNREADABLE,
+} from "./batch-attempt.js";
+import { withRunKeys } from "./batch-keys.js";
 import { batchRetryDelays } from "./retry-delays.js";
 import {
   BATCH_LIMITS,
@@ -18,34 +22,12 @@ import {
   type SubmitResult,
 } from "./submission-types.js";
 
-/** The spec says to retry 5xx "after a couple of minutes": honour Retry-After up to this. */
-const MAX_RETRY_AFTER_MS = 300_000;
-/** Retry lines say the first; a batch that ends so says the second. */
-const UNREADABLE = "the service's answer could not be read";
-const UNREADABLE_AT_LAST = `${UNREADABLE}, so the batch may or may not be stored: submit the file again`;
-
 const problemBodySchema = z.object({
   message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
 });
-const countsSchema = z.object({ createdCount: z.number(), updatedCount: z.number() });
-const messageSchema = z.object({ message: z.string() });
 
-type Attempt =
-  | {
-      kind: "response";
-      status: number;
-      body: unknown;
-      text: string;
-      retryAfterMs?: number;
-      /** The service answered an identical earlier request's kept 201 (Idempotency-Key). */
-      replayed: boolean;
-    }
-  | { kind: "network"; message: string }
-  /**
-   * A success whose body is not JSON: the batch may be stored or not. Retried with the same
-   * Idempotency-Key, which the service answers with its kept 201 if it was.
-   */
-  | { kind: "unreadable"; message: string };
+/** How a batch's attempts went: the last one, and whether any may have stored it unanswered. */
+type Sent = { attempt: Attempt; attempts: number; lost: boolean };
 
 /**
  * Sends the records in sequential batches (the service stores each batch atomically) and
@@ -83,9 +65,9 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
       options.onBatch?.({ ...report, outcome: "skipped", attempts: 0 });
       continue;
     }
-    const { attempt, attempts } = await sendWithRetries(client, records, batch, options);
-    const outcome = applyAttempt(result, attempt, report);
-    options.onBatch?.({ ...report, outcome, attempts });
+    const sent = await sendWithRetries(client, records, batch, options);
+    const outcome = applyAttempt(result, sent, { ...report, dryRun: options.dryRun });
+    options.onBatch?.({ ...report, outcome, attempts: sent.attempts });
     if (options.stopAfterFailure && (outcome === "failed" || outcome === "rejected"))
       stopped = `batch ${batch} failed (all or nothing: no batch is sent after it)`;
   }
@@ -97,9 +79,15 @@ async function sendWithRetries(
   records: readonly unknown[],
   batch: number,
   options: SubmitBatchesOptions,
-): Promise<{ attempt: Attempt; attempts: number }> {
+): Promise<Sent> {
   const delayOf = batchRetryDelays(options.maxRetries ?? 4);
-  const { outcome, attempts } = await retrying(() => send(client, records, options), {
+  let lost = false;
+  const attempt = async () => {
+    const outcome = await send(client, records, options);
+    lost ||= answerLost(outcome);
+    return outcome;
+  };
+  const { outcome, attempts } = await retrying(attempt, {
     // Each kind of failure counts against its own budget (retry-delays.ts).
     retries: Number.MAX_SAFE_INTEGER,
     delayMs: (attempt) =>
@@ -108,62 +96,27 @@ async function sendWithRetries(
       options.onRetry?.({ batch, attempt: retry, delayMs, reason: describeFailure(attempt) }),
     sleep: options.sleep,
   });
-  return { attempt: outcome, attempts };
-}
-
-/**
- * One request through the typed client. The records go as they were read: the service judges
- * them (every problem at once), so they are not the client's record types yet.
- */
-async function send(
-  client: ReportsClient,
-  records: readonly unknown[],
-  options: SubmitBatchesOptions,
-): Promise<Attempt> {
-  const header = {
-    "idempotency-key": batchIdempotencyKey(options, records),
-    ...(options.dryRun ? { "x-dry-run": "true" as const } : {}),
-  };
-  const init = {
-    params: { header },
-    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
-    bodySerializer: batchJson,
-  };
-  try {
-    const { data, error, response } =
-      options.version === "v1"
-        ? await client.POST("/api/v1/report", { ...init, body: { data: records as V1Record[] } })
-        : await client.POST("/api/v2/report", { ...init, body: { data: records as V2Record[] } });
-    const retryAfter = retryAfterMs(response.headers.get("retry-after"), MAX_RETRY_AFTER_MS);
-    const body: unknown = data ?? error;
-    const text = typeof body === "string" ? body : (JSON.stringify(body) ?? "");
-    const replayed = response.headers.get("idempotent-replayed") === "true";
-    const { status } = response;
-    return { kind: "response", status, body, text, retryAfterMs: retryAfter, replayed };
-  } catch (error) {
-    // A success whose body is not JSON: the batch may or may not be stored.
-    if (error instanceof SyntaxError) return { kind: "unreadable", message: UNREADABLE };
-    return { kind: "network", message: networkMessage(error) };
-  }
+  return { attempt: outcome, attempts, lost };
 }
 
 /** Adds one batch's final attempt to the result and says how the batch ended. */
 function applyAttempt(
   result: SubmitResult,
-  attempt: Attempt,
-  batch: { batch: number; offset: number; size: number },
+  { attempt, lost }: Sent,
+  { dryRun, ...batch }: { batch: number; offset: number; size: number; dryRun: boolean },
 ): BatchOutcome {
   const failed = (message: string, status?: number): BatchOutcome => {
-    result.failedBatches.push({ ...batch, status, message });
+    // An attempt whose answer was lost may have stored the batch (a dry run stores nothing).
+    const mayBeStored = lost && !dryRun;
+    result.failedBatches.push({ ...batch, status, message, mayBeStored });
     return "failed";
   };
-  if (attempt.kind === "unreadable") return failed(UNREADABLE_AT_LAST);
   if (attempt.kind !== "response") return failed(attempt.message);
   const { status, body } = attempt;
 
   if (status === 200 || status === 201) {
     const counts = countsSchema.safeParse(body);
-    if (!counts.success) return failed(UNREADABLE_AT_LAST, status);
+    if (!counts.success) return failed(UNREADABLE, status);
     result.created += counts.data.createdCount;
     result.updated += counts.data.updatedCount;
     if (!attempt.replayed) return "accepted";
@@ -216,28 +169,4 @@ function toRejection(
     rejection.related = batch.offset + Number(related[1]);
   }
   return rejection;
-}
-
-function isRetryable(attempt: Attempt): boolean {
-  if (attempt.kind !== "response") return true;
-  // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.
-  const { status } = attempt;
-  // A success without the counts (a proxy's page, a body cut short): as an unreadable one.
-  if (status === 200 || status === 201) return !countsSchema.safeParse(attempt.body).success;
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-function describeFailure(attempt: Attempt): string {
-  if (attempt.kind !== "response") return attempt.message;
-  const message = messageSchema.safeParse(attempt.body);
-  const detail = message.success ? message.data.message : attempt.text.trim().slice(0, 200);
-  return `HTTP ${attempt.status}${detail ? `: ${detail}` : ""}`;
-}
-
-function networkMessage(error: unknown): string {
-  if (error instanceof Error && error.name === "TimeoutError") return "request timed out";
-  const cause = error instanceof Error ? error.cause : undefined;
-  const detail =
-    cause instanceof Error ? cause.message : error instanceof Error ? error.message : "";
-  return `network error${detail ? `: ${detail}` : ""}`;
 }

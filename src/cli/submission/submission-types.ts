@@ -24,6 +24,12 @@ export type FailedBatch = {
   size: number;
   status?: number;
   message: string;
+  /**
+   * True when an attempt's answer was lost (the connection closed after the request went out,
+   * a timeout, an unreadable answer, a 5xx other than 503, a 409): the service may have stored
+   * the batch. Never in a dry run.
+   */
+  mayBeStored?: boolean;
   /** True for batches left unsent: the service refused the API key, or (`stopAfterFailure`) an earlier batch was not stored. */
   notSent?: boolean;
 };
