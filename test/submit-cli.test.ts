@@ -710,6 +710,46 @@ describe("submit command", () => {
   });
 });
 
+describe("submit with a closed output", () => {
+  /** A pipe whose reader went away (`2>&1 | head -1`): every write fails with EPIPE. */
+  const closedPipe = (written: string[]) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written.push(chunk.toString("utf8"));
+        done(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+      },
+    });
+
+  async function submitTo(stdout: Writable, stderr: Writable, args: string[]) {
+    const program = new Command().exitOverride();
+    const exit = { code: -1 };
+    registerSubmitCommand(program, { stdout, stderr, env: {}, sleep: async () => {} }, exit);
+    await program.parseAsync(["node", "trading-reports", "submit", ...args]);
+    // A stream's error is emitted on a later tick: let it come, as it would before exiting.
+    await new Promise((resolve) => setImmediate(resolve));
+    return exit.code;
+  }
+
+  it("sends every batch and prints its summary when stderr is closed (EPIPE)", async () => {
+    const progress: string[] = [];
+    const stdout = sink();
+    const args = [writeRecords(5, "epipe.csv"), ...withServer(), "--v1", "--batch-size", "2"];
+    const code = await submitTo(stdout.stream, closedPipe(progress), args);
+    expect(service.received).toHaveLength(3);
+    expect(stdout.text()).toBe("created 5, updated 0, rejected 0\n");
+    expect(code).toBe(0);
+    // The first progress line failed: no more were written.
+    expect(progress.length).toBeLessThanOrEqual(2);
+  });
+
+  it("still exits with the run's outcome when stdout is closed too", async () => {
+    const file = writeTemp("epipe-problems.csv", readFileSync(fixture("v2-problems.csv")));
+    const code = await submitTo(closedPipe([]), closedPipe([]), [file, ...withServer()]);
+    expect(service.received).toHaveLength(1);
+    expect(code).toBe(1);
+  });
+});
+
 describe("the note of an interrupted run", () => {
   const answered = (outcome: "accepted" | "rejected", batch: number) => ({
     batch,

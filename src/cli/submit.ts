@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { SingleBar } from "cli-progress";
 import { type Command, CommanderError } from "commander";
 import type { ExitStatus } from "./exit-status.js";
 import { RecordFileError, type RecordSource, readRecords } from "./submission/read-records.js";
 import { submitBatches } from "./submission/send-batches.js";
 import {
   BATCH_LIMITS,
-  type BatchReport,
-  type RetryNotice,
   type SubmissionVersion,
   type SubmitResult,
 } from "./submission/submission-types.js";
+import { createProgress, type Output, pipeOutput } from "./submit-progress.js";
 import {
   batchCount,
   humanSummary,
@@ -18,7 +16,6 @@ import {
   isClean,
   jsonSummary,
   type Mode,
-  range,
 } from "./submit-summary.js";
 
 export type SubmitIo = {
@@ -87,8 +84,9 @@ export function registerSubmitCommand(program: Command, io: SubmitIo, exit: Exit
 export async function runSubmit(
   file: string,
   options: SubmitCommandOptions,
-  io: SubmitIo,
+  streams: SubmitIo,
 ): Promise<number> {
+  const io = { ...streams, stdout: pipeOutput(streams.stdout), stderr: pipeOutput(streams.stderr) };
   let settings: ReturnType<typeof resolveSettings>;
   let source: RecordSource;
   try {
@@ -131,7 +129,7 @@ export async function runSubmit(
  * stop), it says what was stored and what not, then goes.
  */
 async function sendPass(
-  io: SubmitIo,
+  io: Omit<SubmitIo, "stdout" | "stderr"> & { stderr: Output },
   source: RecordSource,
   settings: ReturnType<typeof resolveSettings>,
   pass: { dryRun: boolean; stopAfterFailure?: boolean },
@@ -188,38 +186,4 @@ function resolveSettings(options: SubmitCommandOptions, env: Record<string, stri
   const keySalt = options.freshKeys ? randomUUID() : undefined;
   const allOrNothing = options.allOrNothing === true;
   return { url, key, version, batchSize, dryRun, allOrNothing, keySalt };
-}
-
-/** A progress bar on a terminal; one plain line per batch (or retry) otherwise. */
-function createProgress(stderr: NodeJS.WritableStream, source: RecordSource, dryRun: boolean) {
-  const total = source.records.length;
-  const isTty = "isTTY" in stderr && stderr.isTTY === true;
-  const bar = isTty
-    ? new SingleBar({
-        stream: stderr,
-        format: `${dryRun ? "validating" : "submitting"} [{bar}] {value}/{total} records {status}`,
-        hideCursor: true,
-      })
-    : undefined;
-  bar?.start(total, 0, { status: "" });
-  let done = 0;
-  const answered: BatchReport[] = [];
-  return {
-    answered: () => answered,
-    batch(report: BatchReport) {
-      answered.push(report);
-      done += report.size;
-      if (bar) return bar.update(done, { status: "" });
-      stderr.write(`batch ${report.batch}/${report.batches} (${range(source, report)}): `);
-      stderr.write(`${report.outcome}\n`);
-    },
-    retry(notice: RetryNotice) {
-      const wait = `retrying in ${Math.ceil(notice.delayMs / 1000)}s`;
-      if (bar) return bar.update(done, { status: `(${notice.reason}; ${wait})` });
-      stderr.write(`batch ${notice.batch}: ${notice.reason}; ${wait}\n`);
-    },
-    stop() {
-      bar?.stop();
-    },
-  };
 }
