@@ -523,6 +523,56 @@ describe("submit command", () => {
     });
   });
 
+  it("stops when the service cannot be reached, sending no later batch, and says how to resume", async () => {
+    // A loopback port nothing listens on: connection refused.
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const args = [fixture("v2.csv"), "--url", `http://127.0.0.1:${port}`, "--key", KEY];
+    const result = await submit([...args, "--batch-size", "1"]);
+    expect(sleeps).toEqual([500, 1000, 2000, 4000]);
+    expect(result.stdout).toBe(
+      [
+        "created 0, updated 0, rejected 0, failed batches 3 (records not stored: 3)",
+        `batch 1 (line 2) not stored: network error: connect ECONNREFUSED 127.0.0.1:${port}`,
+        "2 batch(es) not sent (line 4 to line 5): the service could not be reached",
+        "submit the file again to send what is missing: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",
+        "",
+      ].join("\n"),
+    );
+    expect(result.stderr).toContain(
+      `submit: the service could not be reached (network error: connect ECONNREFUSED 127.0.0.1:${port}); nothing more was sent\n`,
+    );
+    expect(result.code).toBe(1);
+    const json = await submit([...args, "--batch-size", "1", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      failedRecords: 3,
+      notSentBatches: 2,
+      notSentRecords: 2,
+      mayBeStoredBatches: 0,
+      failedBatches: [
+        { batch: 1, notSent: false },
+        { batch: 2, notSent: true, message: "not sent: the service could not be reached" },
+        { batch: 3, notSent: true },
+      ],
+    });
+  });
+
+  it("stops at a 404 of the submission route: the URL is wrong", async () => {
+    const message = "Route POST /prefix/api/v2/report not found";
+    service.script.push({ status: 404, body: { message, error: "Not Found", statusCode: 404 } });
+    const result = await submit([fixture("v2.csv"), ...withServer(), "--batch-size", "1"]);
+    expect(service.received).toHaveLength(1);
+    expect(result.stdout).toContain(
+      "2 batch(es) not sent (line 4 to line 5): the service has no submission route at this URL (check --url)\n",
+    );
+    expect(result.stderr).toContain(
+      `submit: the service has no submission route at this URL (check --url) (HTTP 404: ${message}); nothing more was sent\n`,
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("stops at a 401 with a clear message and sends nothing more", async () => {
     const result = await submit([
       fixture("v2.csv"),
@@ -685,6 +735,7 @@ describe("submit command", () => {
         "created 2, updated 0, rejected 0, failed batches 2 (records not stored: 3)",
         "batch 2 (line 4 to line 5) not stored: HTTP 503: Service Unavailable",
         "1 batch(es) not sent (line 6): batch 2 failed (all or nothing: no batch is sent after it)",
+        "submit the file again to send what is missing: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",
         "",
       ].join("\n"),
     );

@@ -43,7 +43,8 @@ export function humanSummary(result: SubmitResult, source: RecordSource, run: Su
     const why = first.message.replace(/^not sent: /, "");
     lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): ${why}`);
   }
-  if (run.mode === "store" && lost.length > 0) lines.push(resumeHint(run.freshKeys));
+  if (run.mode === "store" && lost.length + unsent.length > 0)
+    lines.push(resumeHint(run.freshKeys, lost.length > 0));
   return `${lines.join("\n")}\n`;
 }
 
@@ -84,10 +85,11 @@ const records = (batches: readonly { size: number }[]) =>
   batches.reduce((sum, batch) => sum + batch.size, 0);
 
 /** Running the file again is safe: a batch stored already is replayed, or (fresh keys) upserted. */
-function resumeHint(freshKeys: boolean): string {
+function resumeHint(freshKeys: boolean, lost: boolean): string {
+  const again = `submit the file again to ${lost ? "find out and to " : ""}send what is missing`;
   return freshKeys
-    ? "submit the file again to send what is missing: a batch already stored is applied again (the same values, counted as updated), never stored twice"
-    : "submit the file again to find out and to send what is missing: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice";
+    ? `${again}: a batch already stored is applied again (the same values, counted as updated), never stored twice`
+    : `${again}: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice`;
 }
 
 export function jsonSummary(
@@ -134,6 +136,10 @@ export function jsonSummary(
       location: range(source, batch),
     })),
     unauthorized: result.unauthorized ?? null,
+    /** Why the run stopped sending: the service out of reach, or a wrong URL (404). */
+    unreachable: result.unreachable
+      ? `${result.unreachable.reason}: ${result.unreachable.detail}`
+      : null,
   };
 }
 

@@ -117,6 +117,10 @@ export async function runSubmit(
         "check --key or TRADING_REPORTS_API_KEY. Nothing more was sent.\n",
     );
   }
+  if (result.unreachable !== undefined) {
+    const { reason, detail } = result.unreachable;
+    io.stderr.write(`submit: ${reason} (${detail}); nothing more was sent\n`);
+  }
   const summary = options.json
     ? `${JSON.stringify(jsonSummary(result, source, { ...settings, mode }))}\n`
     : humanSummary(result, source, { mode, freshKeys: settings.keySalt !== undefined });

@@ -88,6 +88,17 @@ export function answerLost(attempt: Attempt): boolean {
   return status === 409 || (status >= 500 && status !== 503);
 }
 
+/**
+ * Why no batch can reach the service, after a batch's retries ended so: the connection was
+ * refused (or DNS, TLS failed), or the submission route is not found (the URL is wrong).
+ */
+export function unreachable(attempt: Attempt): string | undefined {
+  if (attempt.kind === "network" && !attempt.reached) return "the service could not be reached";
+  if (attempt.kind === "response" && attempt.status === 404)
+    return "the service has no submission route at this URL (check --url)";
+  return undefined;
+}
+
 export function isRetryable(attempt: Attempt): boolean {
   if (attempt.kind !== "response") return true;
   // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.

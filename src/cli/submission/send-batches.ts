@@ -11,6 +11,7 @@ import {
   messageSchema,
   send,
   UNREADABLE,
+  unreachable,
 } from "./batch-attempt.js";
 import { withRunKeys } from "./batch-keys.js";
 import { batchRetryDelays } from "./retry-delays.js";
@@ -59,6 +60,7 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     const records = options.records.slice(offset, offset + batchSize);
     const report = { batch, batches, offset, size: records.length };
     if (result.unauthorized !== undefined) stopped = "the API key was refused";
+    if (result.unreachable !== undefined) stopped = result.unreachable.reason;
     if (stopped !== undefined) {
       const message = `not sent: ${stopped}`;
       result.failedBatches.push({ batch, offset, size: records.length, message, notSent: true });
@@ -68,6 +70,10 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     const sent = await sendWithRetries(client, records, batch, options);
     const outcome = applyAttempt(result, sent, { ...report, dryRun: options.dryRun });
     options.onBatch?.({ ...report, outcome, attempts: sent.attempts });
+    // Refused connections, DNS, TLS, a wrong URL: every later batch would fare the same.
+    const reason = unreachable(sent.attempt);
+    if (reason !== undefined)
+      result.unreachable = { reason, detail: describeFailure(sent.attempt) };
     if (options.stopAfterFailure && (outcome === "failed" || outcome === "rejected"))
       stopped = `batch ${batch} failed (all or nothing: no batch is sent after it)`;
   }

@@ -97,4 +97,9 @@ export type SubmitResult = {
   replayedBatches: number;
   /** Set when the service refused the API key (401): later batches were not sent. */
   unauthorized?: string;
+  /**
+   * Set when a batch's retries ended with the service out of reach (connection refused, DNS,
+   * TLS) or its submission route not found (404): later batches were not sent.
+   */
+  unreachable?: { reason: string; detail: string };
 };
