@@ -380,13 +380,7 @@ describe("submit command", () => {
     expect(service.received[0]?.data[1]?.bidAskSpread).toBe("abc");
   });
 
-  it("maps problems of later batches to the right records and names duplicates by line", async () => {
-    const result = await submit([writeWrappedJson(), ...withServer(), "--batch-size", "2"]);
-    expect(service.received.map((request) => request.data.length)).toEqual([2, 1]);
-    // the duplicate key lands in the second batch, so it updates what the first one created
-    expect(result.stdout).toBe("created 2, updated 1, rejected 0\n");
-
-    service.reset();
+  it("maps problems of later batches to the right records", async () => {
     const problems = await submit([
       fixture("v2-records.json"),
       ...withServer(),
@@ -398,35 +392,50 @@ describe("submit command", () => {
     );
     // The record starts on line 30; its bidAskSpread sits on line 50.
     expect(problems.stdout).toContain("line 50 bidAskSpread: Number must be less than or equal");
+  });
 
-    service.reset();
-    const duplicate = await submit([writeWrappedJson(), ...withServer()]);
-    expect(duplicate.stdout).toBe(
-      [
-        "created 0, updated 0, rejected 1 (records of rejected batches not stored: 2)",
-        "line 6: Duplicate record key (same as line 4)",
-        "",
-      ].join("\n"),
-    );
-    // --json names the file's record too, not the batch's ("data.0").
-    service.reset();
-    const rows = ["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-03"].map(
-      (day) => `${day},binance,bitcoin,tether,0.5`,
-    );
+  // A duplicate in another batch was sent on: the later row silently overwrote the earlier.
+  it("refuses a file holding one record key twice, in one batch or across batches, sending nothing", async () => {
+    for (const size of ["1", "2", "300"]) {
+      const result = await submit([writeWrappedJson(), ...withServer(), "--batch-size", size]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(
+        /^submit: .*wrapped\.json: 1 record has the record key of an earlier one \(date, exchangeId, baseCoinId, quote, instrumentType\); nothing was sent\nline 6: Duplicate record key \(same as line 4\)\n$/,
+      );
+    }
+    expect(service.received).toHaveLength(0);
+
+    // v1: the key has no instrumentType; a quote symbol counts upper-cased, as the service's.
+    const rows = [
+      "2024-01-01,binance,bitcoin,,usd",
+      "2024-01-02,binance,bitcoin,tether,",
+      "2024-01-01,binance,bitcoin,,USD",
+      "2024-01-01,binance,ethereum,,usd",
+      "2024-01-02,binance,bitcoin,tether,",
+    ];
     const csv = writeTemp(
-      "second-batch-duplicate.csv",
-      `date,exchangeId,baseCoinId,quoteCoinId,bidAskSpread\n${rows.join("\n")}\n`,
+      "duplicates.csv",
+      `date,exchangeId,baseCoinId,quoteCoinId,quoteCoinSymbol\n${rows.join("\n")}\n`,
     );
-    const json = await submit([csv, ...withServer(), "--v1", "--batch-size", "2", "--json"]);
-    expect(JSON.parse(json.stdout).rejected).toEqual([
-      {
-        index: 3,
-        message: "Duplicate record key (same as line 4)",
-        related: 2,
-        location: "line 5",
-        relatedLocation: "line 4",
-      },
+    const v1 = await submit([csv, ...withServer(), "--v1", "--dry-run", "--batch-size", "2"]);
+    expect(v1.code).toBe(2);
+    expect(v1.stderr.split("\n").slice(1)).toEqual([
+      "line 4: Duplicate record key (same as line 2)",
+      "line 6: Duplicate record key (same as line 3)",
+      "",
     ]);
+    expect(service.received).toHaveLength(0);
+  });
+
+  it("tells records of another instrument type or quote apart", async () => {
+    const [first] = readV2Records();
+    const perp = { ...first, instrumentType: "perp" };
+    const otherQuote = { ...first, quoteCoinId: "usd-coin" };
+    const file = writeTemp("distinct.json", JSON.stringify([first, perp, otherQuote]));
+    const result = await submit([file, ...withServer(), "--batch-size", "1"]);
+    expect(result.code).toBe(0);
+    expect(service.received).toHaveLength(3);
   });
 
   it("splits input by the version's limit: 300 for v2, 1000 for v1", async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Command, CommanderError } from "commander";
 import type { ExitStatus } from "./exit-status.js";
+import { duplicateKeys } from "./submission/duplicate-keys.js";
 import { RecordFileError, type RecordSource, readRecords } from "./submission/read-records.js";
 import { submitBatches } from "./submission/send-batches.js";
 import {
@@ -43,6 +44,9 @@ const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
 
 class UsageError extends Error {}
+
+/** Duplicates named one by one; past these, counted. */
+const MAX_DUPLICATES_LISTED = 100;
 
 /** Adds `submit <file>`; the exit code goes to `exit`. */
 export function registerSubmitCommand(program: Command, io: SubmitIo, exit: ExitStatus): Command {
@@ -93,6 +97,7 @@ export async function runSubmit(
     settings = resolveSettings(options, io.env);
     source = await readRecords(file);
     if (source.records.length === 0) throw new UsageError(`${file}: no records to submit`);
+    refuseDuplicateKeys(file, source, settings.version);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof RecordFileError)) throw error;
     io.stderr.write(`submit: ${error.message}\n`);
@@ -163,6 +168,24 @@ async function sendPass(
     process.off("SIGTERM", interrupted);
     progress.stop();
   }
+}
+
+/** Nothing is sent from a file holding one record key twice: the later would overwrite. */
+function refuseDuplicateKeys(file: string, source: RecordSource, version: SubmissionVersion) {
+  const duplicates = duplicateKeys(source.records, version);
+  if (duplicates.length === 0) return;
+  const count = duplicates.length === 1 ? "1 record has" : `${duplicates.length} records have`;
+  const lines = duplicates
+    .slice(0, MAX_DUPLICATES_LISTED)
+    .map(
+      ({ index, first }) =>
+        `${source.locate(index)}: Duplicate record key (same as ${source.locate(first)})`,
+    );
+  const unlisted = duplicates.length - lines.length;
+  if (unlisted > 0) lines.push(`… and ${unlisted} more`);
+  throw new UsageError(
+    `${file}: ${count} the record key of an earlier one (date, exchangeId, baseCoinId, quote, instrumentType); nothing was sent\n${lines.join("\n")}`,
+  );
 }
 
 function resolveSettings(options: SubmitCommandOptions, env: Record<string, string | undefined>) {
