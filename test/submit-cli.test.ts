@@ -582,6 +582,35 @@ describe("submit command", () => {
     expect(result.code).toBe(1);
   });
 
+  it("does not count a batch stored by an earlier run (its answer replayed) as created by this one", async () => {
+    const replayed = {
+      status: 201,
+      body: { createdCount: 2, updatedCount: 0 },
+      headers: { "idempotent-replayed": "true" },
+    };
+    service.script.push(replayed);
+    const args = [writeRecords(3, "rerun.csv"), ...withServer(), "--v1", "--batch-size", "2"];
+    const result = await submit(args);
+    expect(result.stdout).toBe(
+      [
+        "created 1, updated 0, rejected 0, 1 batch(es) (2 records) already stored by an earlier run (answers replayed): nothing changed",
+        "if these reports were changed since that run, submit the file with --fresh-keys to apply it again",
+        "",
+      ].join("\n"),
+    );
+    expect(result.stderr).toContain("batch 1/2 (line 2 to line 3): replayed\n");
+    expect(result.code).toBe(0);
+    service.script.push(replayed);
+    const json = await submit([...args, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: true,
+      created: 0,
+      updated: 1,
+      replayedBatches: 1,
+      replayedRecords: 2,
+    });
+  });
+
   it("stops at a 401 with a clear message and sends nothing more", async () => {
     const result = await submit([
       fixture("v2.csv"),

@@ -43,6 +43,10 @@ export function humanSummary(result: SubmitResult, source: RecordSource, run: Su
     const why = first.message.replace(/^not sent: /, "");
     lines.push(`${unsent.length} batch(es) not sent (${range(source, span)}): ${why}`);
   }
+  if (result.replayedBatches > 0 && run.mode === "store")
+    lines.push(
+      "if these reports were changed since that run, submit the file with --fresh-keys to apply it again",
+    );
   if (run.mode === "store" && lost.length + unsent.length > 0)
     lines.push(resumeHint(run.freshKeys, lost.length > 0));
   return `${lines.join("\n")}\n`;
@@ -66,7 +70,7 @@ function headline(result: SubmitResult): string {
     head += `, answer lost for ${lost.length} batch(es) (records that may or may not be stored: ${records(lost)})`;
   }
   if (result.replayedBatches > 0) {
-    head += `, replayed batches ${result.replayedBatches} (already stored in the last 24 hours by an identical batch, or by this run's own earlier attempt whose answer was lost; counted as first answered)`;
+    head += `, ${result.replayedBatches} batch(es) (${result.replayedRecords} records) already stored by an earlier run (answers replayed): nothing changed`;
   }
   return head;
 }
@@ -120,6 +124,7 @@ export function jsonSummary(
     ...failedCounts(result),
     unlistedProblems: result.unlistedProblems,
     replayedBatches: result.replayedBatches,
+    replayedRecords: result.replayedRecords,
     rejected: result.rejected.map((rejection) => ({
       ...rejection,
       // "same as data.0" names a record of its batch: the file's, as the human summary does.

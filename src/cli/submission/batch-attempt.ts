@@ -99,6 +99,14 @@ export function unreachable(attempt: Attempt): string | undefined {
   return undefined;
 }
 
+/**
+ * An attempt of this run's own that may have stored the batch unanswered: a lost answer, but
+ * not a 409 (another request holds the key: possibly another run's).
+ */
+export function ownAnswerLost(attempt: Attempt): boolean {
+  return answerLost(attempt) && !(attempt.kind === "response" && attempt.status === 409);
+}
+
 export function isRetryable(attempt: Attempt): boolean {
   if (attempt.kind !== "response") return true;
   // 409: an earlier attempt of this batch is still being stored; its answer will be replayed.

@@ -9,6 +9,7 @@ import {
   describeFailure,
   isRetryable,
   messageSchema,
+  ownAnswerLost,
   send,
   UNREADABLE,
   unreachable,
@@ -27,8 +28,11 @@ const problemBodySchema = z.object({
   message: z.array(z.object({ path: z.string().optional(), message: z.string() })),
 });
 
-/** How a batch's attempts went: the last one, and whether any may have stored it unanswered. */
-type Sent = { attempt: Attempt; attempts: number; lost: boolean };
+/**
+ * How a batch's attempts went: the last one; whether any may have stored the batch unanswered
+ * (`lost`), and whether one of this run's own may have (`ownLost`: not a mere 409).
+ */
+type Sent = { attempt: Attempt; attempts: number; lost: boolean; ownLost: boolean };
 
 /**
  * Sends the records in sequential batches (the service stores each batch atomically) and
@@ -52,6 +56,7 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
     unlistedProblems: 0,
     failedBatches: [],
     replayedBatches: 0,
+    replayedRecords: 0,
   };
 
   let stopped: string | undefined;
@@ -87,10 +92,11 @@ async function sendWithRetries(
   options: SubmitBatchesOptions,
 ): Promise<Sent> {
   const delayOf = batchRetryDelays(options.maxRetries ?? 4);
-  let lost = false;
+  let [lost, ownLost] = [false, false];
   const attempt = async () => {
     const outcome = await send(client, records, options);
     lost ||= answerLost(outcome);
+    ownLost ||= ownAnswerLost(outcome);
     return outcome;
   };
   const { outcome, attempts } = await retrying(attempt, {
@@ -102,13 +108,13 @@ async function sendWithRetries(
       options.onRetry?.({ batch, attempt: retry, delayMs, reason: describeFailure(attempt) }),
     sleep: options.sleep,
   });
-  return { attempt: outcome, attempts, lost };
+  return { attempt: outcome, attempts, lost, ownLost };
 }
 
 /** Adds one batch's final attempt to the result and says how the batch ended. */
 function applyAttempt(
   result: SubmitResult,
-  { attempt, lost }: Sent,
+  { attempt, lost, ownLost }: Sent,
   { dryRun, ...batch }: { batch: number; offset: number; size: number; dryRun: boolean },
 ): BatchOutcome {
   const failed = (message: string, status?: number): BatchOutcome => {
@@ -123,10 +129,15 @@ function applyAttempt(
   if (status === 200 || status === 201) {
     const counts = countsSchema.safeParse(body);
     if (!counts.success) return failed(UNREADABLE, status);
-    result.created += counts.data.createdCount;
-    result.updated += counts.data.updatedCount;
-    if (!attempt.replayed) return "accepted";
+    // A kept answer replayed to a retry after this run's own lost answer is this run's; else
+    // an earlier run (or another one at once) stored the batch, and this run changed nothing.
+    if (!attempt.replayed || ownLost) {
+      result.created += counts.data.createdCount;
+      result.updated += counts.data.updatedCount;
+      return "accepted";
+    }
     result.replayedBatches += 1;
+    result.replayedRecords += batch.size;
     return "replayed";
   }
   // 403: a project or operator key, which reads only; no later batch can fare better.

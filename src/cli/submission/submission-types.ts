@@ -34,7 +34,7 @@ export type FailedBatch = {
   notSent?: boolean;
 };
 
-/** `replayed`: stored earlier by an identical batch; the service answered that batch's 201. */
+/** `replayed`: stored by an earlier run's identical batch; the service answered that batch's 201. */
 export type BatchOutcome = "accepted" | "replayed" | "rejected" | "failed" | "skipped";
 
 export type BatchReport = {
@@ -93,8 +93,14 @@ export type SubmitResult = {
    */
   unlistedProblems: number;
   failedBatches: FailedBatch[];
-  /** Accepted batches answered from an identical earlier request (counted as first answered). */
+  /**
+   * Batches an earlier run (or another run at once) stored: answered from its kept 201, so this
+   * run changed nothing, and their counts are not in `created`/`updated`. A kept answer
+   * replayed to this run's own retry (its first answer lost) is counted as accepted.
+   */
   replayedBatches: number;
+  /** The records of `replayedBatches`. */
+  replayedRecords: number;
   /** Set when the service refused the API key (401): later batches were not sent. */
   unauthorized?: string;
   /**
