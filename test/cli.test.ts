@@ -242,8 +242,8 @@ describe("trading-reports serve", SLOW, () => {
 });
 
 describe("trading-reports submit, interrupted", SLOW, () => {
-  it("says on SIGINT what was stored, what may be, and what was not sent; exits 130", async () => {
-    // A service that stores the first batch and never answers the second.
+  /** Submits three one-record batches to a service that answers only the first; SIGINT then. */
+  async function interruptedRun(more: string[] = []) {
     let requests = 0;
     const service = createHttpServer((request, response) => {
       request.resume();
@@ -262,7 +262,7 @@ describe("trading-reports submit, interrupted", SLOW, () => {
         baseCoinId: "bitcoin",
         quoteCoinId: "tether",
       }));
-      const args = ["submit", file("three.json", records), "--v1", "--batch-size", "1"];
+      const args = ["submit", file("three.json", records), "--v1", "--batch-size", "1", ...more];
       const run = cli([...args, "--url", `http://127.0.0.1:${port}`, "--key", "k"]);
       await within(
         new Promise<void>((resolve) => {
@@ -272,13 +272,31 @@ describe("trading-reports submit, interrupted", SLOW, () => {
         "the second batch to be sent",
       );
       run.child.kill("SIGINT");
-      expect(await within(run.exited, "exit after SIGINT")).toBe(130);
-      expect(run.stderr()).toContain(
-        "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch 3 not sent; submitting the file again is safe",
-      );
+      const code = await within(run.exited, "exit after SIGINT");
+      return { code, stdout: run.stdout(), stderr: run.stderr() };
     } finally {
       service.close();
     }
+  }
+
+  it("says on SIGINT what was stored, what may be, and what was not sent; exits 130", async () => {
+    const run = await interruptedRun();
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain(
+      "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch 3 not sent; submitting the file again is safe",
+    );
+  });
+
+  it("with --json, prints a JSON summary saying so on stdout too", async () => {
+    const run = await interruptedRun(["--json"]);
+    expect(run.code).toBe(130);
+    expect(run.stderr).toContain("submit: interrupted; 1 of 3 batch(es) answered");
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      created: 1,
+      batches: 3,
+      interrupted: { signal: "SIGINT", batchInFlight: 2, batchesNotSent: 1 },
+    });
   });
 });
 

@@ -141,6 +141,12 @@ export function jsonSummary(
       location: range(source, batch),
     })),
     unauthorized: result.unauthorized ?? null,
+    /** Set (signal, batch in flight, batches not sent) when Ctrl-C or SIGTERM ended the run. */
+    interrupted: null as null | {
+      signal: string;
+      batchInFlight: number | null;
+      batchesNotSent: number;
+    },
     /** Why the run stopped sending: the service out of reach, or a wrong URL (404). */
     unreachable: result.unreachable
       ? `${result.unreachable.reason}: ${result.unreachable.detail}`

@@ -3,7 +3,7 @@ import { type Command, CommanderError } from "commander";
 import type { ExitStatus } from "./exit-status.js";
 import { duplicateKeys } from "./submission/duplicate-keys.js";
 import { RecordFileError, type RecordSource, readRecords } from "./submission/read-records.js";
-import { submitBatches } from "./submission/send-batches.js";
+import { emptyResult, submitBatches } from "./submission/send-batches.js";
 import {
   BATCH_LIMITS,
   type SubmissionVersion,
@@ -104,7 +104,9 @@ export async function runSubmit(
     return EXIT_USAGE;
   }
 
-  const send = (dryRun: boolean, more = {}) => sendPass(io, source, settings, { dryRun, ...more });
+  const json = options.json === true;
+  const send = (dryRun: boolean, more = {}) =>
+    sendPass(io, source, { ...settings, json }, { dryRun, ...more });
 
   // All or nothing: every batch is validated (a dry run) before any is stored. The service
   // stores each batch atomically, not the whole file: a batch that fails after a clean dry
@@ -138,17 +140,28 @@ export async function runSubmit(
  * stop), it says what was stored and what not, then goes.
  */
 async function sendPass(
-  io: Omit<SubmitIo, "stdout" | "stderr"> & { stderr: Output },
+  io: Omit<SubmitIo, "stdout" | "stderr"> & { stdout: Output; stderr: Output },
   source: RecordSource,
-  settings: ReturnType<typeof resolveSettings>,
+  settings: ReturnType<typeof resolveSettings> & { json: boolean },
   pass: { dryRun: boolean; stopAfterFailure?: boolean },
 ): Promise<SubmitResult> {
   const progress = createProgress(io.stderr, source, pass.dryRun);
+  const partial = emptyResult();
   const interrupted = (signal: NodeJS.Signals) => {
     progress.stop();
     const batches = batchCount(source, settings);
     const run = { batches, dryRun: pass.dryRun, freshKeys: !!settings.keySalt };
     io.stderr.write(interruptionNote(progress.answered(), run));
+    // A script reading --json's stdout gets an object saying so, not an empty string.
+    if (settings.json) {
+      const mode: Mode = pass.dryRun ? "dry-run" : "store";
+      const summary = jsonSummary(partial, source, { ...settings, dryRun: pass.dryRun, mode });
+      const answered = progress.answered().length;
+      const inFlight = answered < batches ? answered + 1 : null;
+      const notSent = Math.max(0, batches - answered - 1);
+      const note = { signal, batchInFlight: inFlight, batchesNotSent: notSent };
+      io.stdout.write(`${JSON.stringify({ ...summary, ok: false, interrupted: note })}\n`);
+    }
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", interrupted);
@@ -158,6 +171,7 @@ async function sendPass(
       ...settings,
       ...pass,
       records: source.records,
+      result: partial,
       fetch: io.fetch,
       sleep: io.sleep,
       onBatch: progress.batch,

@@ -34,6 +34,21 @@ const problemBodySchema = z.object({
  */
 type Sent = { attempt: Attempt; attempts: number; lost: boolean; ownLost: boolean };
 
+/** A run's result before any batch is answered. */
+export function emptyResult(): SubmitResult {
+  return {
+    created: 0,
+    updated: 0,
+    rejected: [],
+    rejectedBatches: 0,
+    notStored: 0,
+    unlistedProblems: 0,
+    failedBatches: [],
+    replayedBatches: 0,
+    replayedRecords: 0,
+  };
+}
+
 /**
  * Sends the records in sequential batches (the service stores each batch atomically) and
  * maps the service's problems back to input record indexes.
@@ -47,17 +62,7 @@ export async function submitBatches(submitted: SubmitBatchesOptions): Promise<Su
   }
   const client = createReportsClient({ url: options.url, key: options.key, fetch: options.fetch });
   const batches = Math.ceil(options.records.length / batchSize);
-  const result: SubmitResult = {
-    created: 0,
-    updated: 0,
-    rejected: [],
-    rejectedBatches: 0,
-    notStored: 0,
-    unlistedProblems: 0,
-    failedBatches: [],
-    replayedBatches: 0,
-    replayedRecords: 0,
-  };
+  const result = options.result ?? emptyResult();
 
   let stopped: string | undefined;
   for (let batch = 1; batch <= batches; batch++) {

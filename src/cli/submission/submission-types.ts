@@ -74,6 +74,8 @@ export type SubmitBatchesOptions = {
   keySalt?: string;
   /** Sends no batch after one that was not stored (`--all-or-nothing`'s storing pass). */
   stopAfterFailure?: boolean;
+  /** Filled in as batches are answered (else a new one): what an interrupted run had done. */
+  result?: SubmitResult;
   onBatch?: (report: BatchReport) => void;
   onRetry?: (notice: RetryNotice) => void;
 };
