@@ -467,7 +467,8 @@ describe("submit command", () => {
     const result = await submit([fixture("v2.csv"), ...withServer()]);
     expect(service.received).toHaveLength(3);
     expect(sleeps).toEqual([500, 0]);
-    expect(result.stderr).toContain("batch 1: HTTP 503: Service Unavailable; retrying in 1s\n");
+    // The wait as it is: half a second is not "1s".
+    expect(result.stderr).toContain("batch 1: HTTP 503: Service Unavailable; retrying in 0.5s\n");
     expect(result.stdout).toBe("created 3, updated 0, rejected 0\n");
     expect(result.code).toBe(0);
   });
@@ -924,6 +925,33 @@ describe("submitBatches", () => {
         message: "the service's answer could not be read",
         mayBeStored: true,
       },
+    ]);
+  });
+
+  it("words a TLS failure in one line, without OpenSSL's error queue, and stops there", async () => {
+    const openssl =
+      "805CA4ADBA7F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n";
+    const tlsMismatch: typeof fetch = async () => {
+      const cause = Object.assign(new Error(openssl), { code: "ERR_SSL_WRONG_VERSION_NUMBER" });
+      throw new TypeError("fetch failed", { cause });
+    };
+    const retries: string[] = [];
+    const result = await submitBatches({
+      url: "https://127.0.0.1:1",
+      key: KEY,
+      version: "v2",
+      dryRun: false,
+      records: [{}, {}],
+      batchSize: 1,
+      fetch: tlsMismatch,
+      sleep: async () => {},
+      onRetry: (notice) => retries.push(notice.reason),
+    });
+    const message = "network error: TLS: wrong version number (ERR_SSL_WRONG_VERSION_NUMBER)";
+    expect(retries[0]).toBe(message);
+    expect(result.failedBatches).toMatchObject([
+      { batch: 1, message, mayBeStored: false },
+      { batch: 2, notSent: true },
     ]);
   });
 

@@ -55,7 +55,8 @@ export function createProgress(stderr: Output, source: RecordSource, dryRun: boo
       stderr.write(`${report.outcome}\n`);
     },
     retry(notice: RetryNotice) {
-      const wait = `retrying in ${Math.ceil(notice.delayMs / 1000)}s`;
+      // Tenths of a second: a 500 ms back-off is not "1s".
+      const wait = `retrying in ${Number((notice.delayMs / 1000).toFixed(1))}s`;
       if (bar) return bar.update(done, { status: `(${notice.reason}; ${wait})` });
       stderr.write(`batch ${notice.batch}: ${notice.reason}; ${wait}\n`);
     },

@@ -127,9 +127,20 @@ function networkAttempt(error: unknown): Attempt {
   if (error instanceof Error && error.name === "TimeoutError")
     return { kind: "network", message: "request timed out", reached: true };
   const cause = error instanceof Error ? error.cause : undefined;
-  const detail =
-    cause instanceof Error ? cause.message : error instanceof Error ? error.message : "";
+  const text = cause instanceof Error ? cause.message : error instanceof Error ? error.message : "";
   const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
   const reached = !UNREACHED.test(code ?? "");
+  const detail = code?.startsWith("ERR_SSL_")
+    ? `TLS: ${openSslReason(text)} (${code})`
+    : text.trim();
   return { kind: "network", message: `network error${detail ? `: ${detail}` : ""}`, reached };
+}
+
+/**
+ * OpenSSL's error text is its queue, `<thread>:error:<code>:<library>:<function>:<reason>:
+ * <source file>:<line>:`, ending in a newline: its reason is what a user can read.
+ */
+function openSslReason(text: string): string {
+  const fields = text.trim().split(":");
+  return fields[1] === "error" && fields[5] ? fields[5] : text.trim();
 }
