@@ -793,6 +793,15 @@ describe("submit command", () => {
     expect(service.received).toHaveLength(0);
   });
 
+  it("lists the accepted files and the exit codes in its help", async () => {
+    const help = await submit(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("a .csv or .json file");
+    expect(help.stdout).toMatch(/Exit codes:\n {2}0 +every batch stored/);
+    for (const code of ["1", "2", "130", "143"])
+      expect(help.stdout).toMatch(new RegExp(`\n  ${code} `));
+  });
+
   it("exits 2 for a file holding no records", async () => {
     const result = await submit([writeTemp("empty.json", "[]"), ...withServer()]);
     expect(result.code).toBe(2);

@@ -45,6 +45,15 @@ const EXIT_USAGE = 2;
 
 class UsageError extends Error {}
 
+const EXIT_CODES_HELP = `
+Exit codes:
+  0    every batch stored, now or by an earlier run (with --dry-run: accepted)
+  1    a record rejected, a batch failed or not sent, or one whose answer was lost
+  2    bad usage or an unusable file (unreadable, malformed, one record key twice)
+  130  interrupted (Ctrl-C, SIGINT)
+  143  stopped (SIGTERM)
+`;
+
 /** Duplicates named one by one; past these, counted. */
 const MAX_DUPLICATES_LISTED = 100;
 
@@ -53,7 +62,10 @@ export function registerSubmitCommand(program: Command, io: SubmitIo, exit: Exit
   return program
     .command("submit")
     .description("submit report records from a CSV or JSON file to the reporting service")
-    .argument("<file>", "records: .csv with a header row of field names, or .json")
+    .argument(
+      "<file>",
+      'records: a .csv or .json file (by its extension; no stdin): CSV with a header row of field names, JSON an array or {"data": [...]}',
+    )
     .option("--url <url>", "base URL of the service (default: $TRADING_REPORTS_URL)")
     .option("--key <key>", "API key (default: $TRADING_REPORTS_API_KEY, which keeps it out of ps)")
     .option("--v1", "submit through the v1 schema instead of v2")
@@ -68,6 +80,7 @@ export function registerSubmitCommand(program: Command, io: SubmitIo, exit: Exit
       "--fresh-keys",
       "Idempotency-Keys of this run only: a batch an earlier run stored (within 24 h) is applied again, not answered from its kept 201 (retries stay safe)",
     )
+    .addHelpText("after", EXIT_CODES_HELP)
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
