@@ -612,6 +612,16 @@ describe("submit command", () => {
     });
   });
 
+  it("suggests a smaller --batch-size when a batch is too large for the service (413)", async () => {
+    const message = "Request body is larger than the limit";
+    service.script.push({ status: 413, body: { message, statusCode: 413 } });
+    const result = await submit([fixture("v2.csv"), ...withServer()]);
+    expect(result.stdout).toContain(
+      `batch 1 (line 2 to line 5) not stored: HTTP 413: ${message} (records this wide need a smaller --batch-size)\n`,
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("stops at a 401 with a clear message and sends nothing more", async () => {
     const result = await submit([
       fixture("v2.csv"),

@@ -152,7 +152,9 @@ function applyAttempt(
     return failed(`the API key was refused: ${result.unauthorized}`, status);
   }
   const problems = status === 400 ? problemBodySchema.safeParse(body) : undefined;
-  if (!problems?.success) return failed(describeFailure(attempt), status);
+  // 413: the records are wide (long text, unknown fields): fewer a request get through.
+  const hint = status === 413 ? " (records this wide need a smaller --batch-size)" : "";
+  if (!problems?.success) return failed(`${describeFailure(attempt)}${hint}`, status);
 
   // Past MAX_PROBLEMS_PER_RESPONSE the answer ends with `… and N more problems`: of records
   // the batch holds, not of the batch as a whole.
