@@ -283,7 +283,7 @@ describe("trading-reports submit, interrupted", SLOW, () => {
     const run = await interruptedRun();
     expect(run.code).toBe(130);
     expect(run.stderr).toContain(
-      "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 was being sent and may or may not be stored; batch 3 not sent; submitting the file again is safe",
+      "submit: interrupted; 1 of 3 batch(es) answered, 1 of them stored; batch 2 (record 2) was being sent and may or may not be stored; batch 3 (record 3) not sent; submitting the file again is safe",
     );
   });
 

@@ -877,6 +877,12 @@ describe("the note of an interrupted run", () => {
     expect(interruptionNote([], { ...run, freshKeys: true })).toBe(
       "submit: interrupted; 0 of 4 batch(es) answered, 0 of them stored; batch 1 was being sent and may or may not be stored; batches 2 to 4 not sent; submitting the file again applies the stored batches again (--fresh-keys)\n",
     );
+    // Named by its lines too, as the rest of the output names batches.
+    const locate = (from: number, to: number) =>
+      from === to ? `line ${from + 1}` : `line ${from + 1} to line ${to + 1}`;
+    expect(interruptionNote([answered("accepted", 1)], { ...run, locate })).toContain(
+      "; batch 2 (line 3) was being sent and may or may not be stored; batches 3 to 4 (line 4 to line 5) not sent;",
+    );
     expect(interruptionNote([], { ...run, dryRun: true })).toBe(
       "submit: interrupted; 0 of 4 batch(es) answered, nothing stored (a dry run); batch 1 was being sent; batches 2 to 4 not sent\n",
     );

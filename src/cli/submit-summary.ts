@@ -178,6 +178,13 @@ export function range(source: RecordSource, batch: { offset: number; size: numbe
   return batch.size === 1 ? first : `${first} to ${source.locate(batch.offset + batch.size - 1)}`;
 }
 
+/** The file's lines of batches `from` to `to` (one-based) of `batchSize` records. */
+export function batchesRange(source: RecordSource, batchSize: number, from: number, to: number) {
+  const offset = (from - 1) * batchSize;
+  const end = Math.min(source.records.length, to * batchSize);
+  return range(source, { offset, size: end - offset });
+}
+
 /** The batches a run sends. */
 export const batchCount = (source: RecordSource, settings: { batchSize: number }) =>
   Math.ceil(source.records.length / settings.batchSize);
@@ -189,9 +196,16 @@ export const batchCount = (source: RecordSource, settings: { batchSize: number }
  */
 export function interruptionNote(
   answered: readonly BatchReport[],
-  run: { batches: number; dryRun: boolean; freshKeys: boolean },
+  run: {
+    batches: number;
+    dryRun: boolean;
+    freshKeys: boolean;
+    /** The file's lines of batches `from` to `to` (one-based): `line 2 to line 301`. */
+    locate?: (from: number, to: number) => string;
+  },
 ): string {
   const { batches, dryRun } = run;
+  const at = (from: number, to = from) => (run.locate ? ` (${run.locate(from, to)})` : "");
   const stored = answered.filter((r) => r.outcome === "accepted" || r.outcome === "replayed");
   const next = answered.length + 1;
   const parts = [
@@ -200,9 +214,12 @@ export function interruptionNote(
     }`,
   ];
   if (next <= batches)
-    parts.push(`batch ${next} was being sent${dryRun ? "" : " and may or may not be stored"}`);
-  if (next + 1 === batches) parts.push(`batch ${batches} not sent`);
-  if (next + 1 < batches) parts.push(`batches ${next + 1} to ${batches} not sent`);
+    parts.push(
+      `batch ${next}${at(next)} was being sent${dryRun ? "" : " and may or may not be stored"}`,
+    );
+  if (next + 1 === batches) parts.push(`batch ${batches}${at(batches)} not sent`);
+  if (next + 1 < batches)
+    parts.push(`batches ${next + 1} to ${batches}${at(next + 1, batches)} not sent`);
   if (!dryRun && !run.freshKeys)
     parts.push(
       "submitting the file again is safe: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice",

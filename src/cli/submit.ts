@@ -12,6 +12,7 @@ import {
 import { createProgress, type Output, pipeOutput } from "./submit-progress.js";
 import {
   batchCount,
+  batchesRange,
   humanSummary,
   interruptionNote,
   isClean,
@@ -163,7 +164,8 @@ async function sendPass(
   const interrupted = (signal: NodeJS.Signals) => {
     progress.stop();
     const batches = batchCount(source, settings);
-    const run = { batches, dryRun: pass.dryRun, freshKeys: !!settings.keySalt };
+    const locate = (from: number, to: number) => batchesRange(source, settings.batchSize, from, to);
+    const run = { batches, dryRun: pass.dryRun, freshKeys: !!settings.keySalt, locate };
     io.stderr.write(interruptionNote(progress.answered(), run));
     // A script reading --json's stdout gets an object saying so, not an empty string.
     if (settings.json) {
