@@ -324,6 +324,13 @@ describe("reading records", () => {
     await expect(readRecords(bad)).rejects.toThrow(/array of records/);
   });
 
+  it("locates malformed JSON by line, and says an empty JSON file is empty", () => {
+    const text =
+      '[\n  {"date": "2024-01-01"},\n  {"date": "2024-01-02"}\n  {"date": "2024-01-03"}\n]\n';
+    expect(() => parseJson(text, "desk.json")).toThrow(/^desk\.json: invalid JSON on line 4: /);
+    expect(() => parseJson(" \n", "empty.json")).toThrow("empty.json: empty JSON file");
+  });
+
   it("refuses a file that is not UTF-8 (a Latin-1 é would be sent as U+FFFD)", async () => {
     const latin1 = Buffer.from(
       "date,exchangeId,baseCoinId,quoteCoinSymbol\n2024-01-01,kraken,bitcoin,\xe9\n",

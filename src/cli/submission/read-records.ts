@@ -133,7 +133,12 @@ export function parseJson(text: string, file = "input"): RecordSource {
   try {
     document = JSON.parse(source);
   } catch (error) {
-    throw new RecordFileError(`${file}: invalid JSON: ${(error as Error).message}`);
+    if (source.trim() === "") throw new RecordFileError(`${file}: empty JSON file`);
+    // "at position N" means little in a 100 MB file: its line does.
+    const { message } = error as Error;
+    const position = /at position (\d+)/.exec(message)?.[1];
+    const line = position === undefined ? "" : ` on line ${lineIndex(source)(Number(position))}`;
+    throw new RecordFileError(`${file}: invalid JSON${line}: ${message}`);
   }
   const records = Array.isArray(document)
     ? document
