@@ -21,6 +21,12 @@ type Row = {
   response_headers: Record<string, string> | string | null;
 };
 
+/** What a key holds while it is live (not expired at `now`), read without a lock. */
+const liveRow = (held: IdempotencyClaim, now: Date) => sql`
+  select request_hash, status_code, response_body, response_headers
+  from idempotency_keys
+  where organization_id = ${held.organizationId} and key = ${held.key} and expires_at > ${now}`;
+
 /** The rows of `idempotency_keys` (see migrations/010_idempotency.sql for the life of a row). */
 export function createIdempotencyStore(db: Kysely<Tables>) {
   return {
@@ -42,12 +48,7 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
       // database crash is harmless, as the answer is stored durably, by `complete`, with the
       // batch. It saves the claim a WAL flush on the ingest path.
       const result = await sql<Row & { claim: string | null }>`
-        with live as (
-          select request_hash, status_code, response_body, response_headers
-          from idempotency_keys
-          where organization_id = ${held.organizationId} and key = ${held.key}
-            and expires_at > ${now}
-        ),
+        with live as (${liveRow(held, now)}),
         taken as (
           insert into idempotency_keys as k
             (organization_id, key, request_hash, claim, created_at, expires_at)
@@ -68,11 +69,7 @@ export function createIdempotencyStore(db: Kysely<Tables>) {
       if (answer?.claim) return { claimed: true };
       if (answer?.request_hash) return { claimed: false, held: heldKeyOf(answer) };
       // Another request inserted the key after this statement's snapshot: read what it holds.
-      const row = await sql<Row>`
-        select request_hash, status_code, response_body, response_headers
-        from idempotency_keys
-        where organization_id = ${held.organizationId} and key = ${held.key}
-          and expires_at > ${now}`.execute(db);
+      const row = await sql<Row>`${liveRow(held, now)}`.execute(db);
       const found = row.rows[0];
       // Gone since (its request failed and released it, or it expired): the caller tries again.
       return { claimed: false, held: found === undefined ? undefined : heldKeyOf(found) };
