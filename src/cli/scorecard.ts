@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { csvCell } from "../domain/csv-cell.js";
 import { ValidationError } from "../domain/errors.js";
-import { KPI_NAMES } from "../domain/obligation.js";
 import type { ScorecardsResponse } from "../schemas/scorecards.js";
+import { SCORECARD_COUNTS, scorecardCsvLines } from "../services/scorecard-csv.js";
 import type { System } from "../system.js";
 import { UsageError } from "./read-json.js";
 
@@ -58,20 +57,12 @@ export function registerScorecardCommand(program: Command, io: Io, withSystem: W
       const text = options.json
         ? JSON.stringify(result, null, 2)
         : options.csv
-          ? scorecardCsv(result)
+          ? scorecardCsvLines(result).join("\n")
           : scorecardTable(result);
       io.stdout.write(`${text}\n`);
     });
 }
 
-const COUNTS = [
-  "daysDue",
-  "daysReported",
-  "daysMissing",
-  "daysLate",
-  "daysEligible",
-  "daysMet",
-] as const;
 const MARKET = ["organizationId", "baseCoinId", "exchangeId", "quote", "instrumentType"] as const;
 
 function scorecardTable(result: ScorecardsResponse): string {
@@ -92,7 +83,7 @@ function scorecardTable(result: ScorecardsResponse): string {
     ],
     ...result.items.map((i) => [
       ...MARKET.map((k) => i[k]),
-      ...COUNTS.map((k) => String(i[k])),
+      ...SCORECARD_COUNTS.map((k) => String(i[k])),
       i.compliance === null ? "-" : `${(i.compliance * 100).toFixed(2)} %`,
     ]),
   ];
@@ -110,36 +101,4 @@ function scorecardTable(result: ScorecardsResponse): string {
   );
   const title = `scorecards ${result.dateGte} to ${result.dateLte}: ${result.items.length} obligation market${result.items.length === 1 ? "" : "s"}`;
   return [title, ...(result.items.length === 0 ? [] : lines)].join("\n");
-}
-
-/** One row per market; each KPI set somewhere gets two columns, `<kpi>.daysMet` and `.daysMissed`. */
-function scorecardCsv(result: ScorecardsResponse): string {
-  const kpis = KPI_NAMES.filter((k) => result.items.some((i) => i.kpis[k] !== undefined));
-  const header = [
-    "dateGte",
-    "dateLte",
-    "organizationId",
-    "organizationName",
-    ...MARKET.slice(1),
-    ...COUNTS,
-    "compliance",
-    "daysFlagged",
-    "medianDepthShare200.bid",
-    "medianDepthShare200.ask",
-    ...kpis.flatMap((k) => [`${k}.daysMet`, `${k}.daysMissed`]),
-  ];
-  const rows = result.items.map((i) => [
-    result.dateGte,
-    result.dateLte,
-    i.organizationId,
-    i.organizationName,
-    ...MARKET.slice(1).map((k) => i[k]),
-    ...COUNTS.map((k) => i[k]),
-    i.compliance,
-    i.daysFlagged,
-    i.medianDepthShare200.bid,
-    i.medianDepthShare200.ask,
-    ...kpis.flatMap((k) => [i.kpis[k]?.daysMet ?? "", i.kpis[k]?.daysMissed ?? ""]),
-  ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\n");
 }

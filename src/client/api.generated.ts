@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * Scorecards: how each obligation market was reported and met over a range of days
-         * @description Every obligation market in the caller's scope: a market maker's own, a project's coins (every market maker), or all (operator). Day D is due by D+1 at REPORT_DEADLINE_UTC (default 12:00 UTC); until then it is pending and counted nowhere. A due day is missing without a report, met when the report meets every KPI of its period (a null value misses), else missed; late when its first accepted version arrived after the deadline. Default range: the 30 days ending yesterday (UTC); at most 366 days. Items are ordered by organizationId, baseCoinId, exchangeId, quote and instrumentType.
+         * @description Every obligation market in the caller's scope: a market maker's own, a project's coins (every market maker), or all (operator). Day D is due by D+1 at REPORT_DEADLINE_UTC (default 12:00 UTC); until then it is pending and counted nowhere. A due day is missing without a report, met when the report meets every KPI of its period (a null value misses), else missed; late when its first accepted version arrived after the deadline. Default range: the 30 days ending yesterday (UTC); at most 366 days. Items are ordered by organizationId, baseCoinId, exchangeId, quote and instrumentType. `Accept: text/csv` (preferred by its q-value over application/json) answers the same items as CSV; errors stay JSON.
          */
         get: operations["getScorecards"];
         put?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Scorecards day by day: each obligation market's status on each day
-         * @description Every obligation market in the caller's scope: a market maker's own, a project's coins (every market maker), or all (operator). Day D is due by D+1 at REPORT_DEADLINE_UTC (default 12:00 UTC); until then it is pending and counted nowhere. A due day is missing without a report, met when the report meets every KPI of its period (a null value misses), else missed; late when its first accepted version arrived after the deadline. Default range: the 30 days ending yesterday (UTC); at most 366 days. One item per obligation market and day, pending days included, ordered by market then date. Not paged: an answer over 100000 market-days is a 400 (narrow the dates or filter by organizationId or baseCoinId).
+         * @description Every obligation market in the caller's scope: a market maker's own, a project's coins (every market maker), or all (operator). Day D is due by D+1 at REPORT_DEADLINE_UTC (default 12:00 UTC); until then it is pending and counted nowhere. A due day is missing without a report, met when the report meets every KPI of its period (a null value misses), else missed; late when its first accepted version arrived after the deadline. Default range: the 30 days ending yesterday (UTC); at most 366 days. One item per obligation market and day, pending days included, ordered by market then date. Not paged: an answer over 100000 market-days is a 400 (narrow the dates or filter by organizationId or baseCoinId). `Accept: text/csv` (preferred by its q-value over application/json) answers the same items as CSV; errors stay JSON.
          */
         get: operations["getDailyScorecards"];
         put?: never;
@@ -990,8 +990,8 @@ export interface components {
         "X-Submission-Id": string;
         /** @description The created webhook's path, `/api/v1/webhooks/{id}` */
         Location: string;
-        /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
-        "Content-Disposition": "attachment; filename=\"reports.csv\"";
+        /** @description A CSV answer is a download: `attachment; filename="reports.csv"`; a scorecard answer names its range, as in `attachment; filename="scorecards-2026-10-24-2026-11-22.csv"` (`scorecards-daily-…` day by day) */
+        "Content-Disposition": string;
     };
     pathItems: never;
 }
@@ -2755,7 +2755,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One scorecard per obligation market */
+            /** @description One scorecard per obligation market (JSON), or one CSV row per market */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2764,6 +2764,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2896,6 +2897,11 @@ export interface operations {
                             };
                         }[];
                     };
+                    /**
+                     * @example dateGte,dateLte,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,daysDue,daysReported,daysMissing,daysLate,daysEligible,daysMet,compliance,daysFlagged,medianDepthShare200.bid,medianDepthShare200.ask,minBidDepth200.daysMet,minBidDepth200.daysMissed
+                     *     2026-10-24,2026-11-22,helios-liquidity,Helios Liquidity,zephyr-token,orbit,stable-dollar,spot,30,28,2,3,27,25,0.8333,1,0.4213,0.3875,26,2
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid query parameter (path names it) */
@@ -3014,7 +3020,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One item per obligation market and day */
+            /** @description One item per obligation market and day (JSON), or one CSV row per market and day */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3023,6 +3029,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3115,6 +3122,12 @@ export interface operations {
                             eligibilityStatus: ("eligible" | "ineligible_market_data_missing") | null;
                         }[];
                     };
+                    /**
+                     * @example date,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,status,late,failedKpis,eligibilityStatus
+                     *     2026-11-21,helios-liquidity,Helios Liquidity,zephyr-token,orbit,stable-dollar,spot,missed,true,minBidDepth200,eligible
+                     *     2026-11-22,helios-liquidity,Helios Liquidity,zephyr-token,orbit,stable-dollar,spot,missing,false,,
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid query parameter (path names it) */

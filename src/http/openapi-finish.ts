@@ -92,8 +92,14 @@ function headers(options: DocumentOptions) {
       schema: { type: "string", pattern: "^/api/v1/webhooks/[0-9a-f-]{36}$", maxLength: 53 },
     },
     "Content-Disposition": {
-      description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
-      schema: { type: "string", const: 'attachment; filename="reports.csv"' },
+      description:
+        'A CSV answer is a download: `attachment; filename="reports.csv"`; a scorecard answer names its range, as in `attachment; filename="scorecards-2026-10-24-2026-11-22.csv"` (`scorecards-daily-…` day by day)',
+      schema: {
+        type: "string",
+        pattern:
+          '^attachment; filename="(reports|scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2})\\.csv"$',
+        maxLength: 70,
+      },
     },
   } as const;
 }

@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { FastifyInstance } from "fastify";
+import { KPI_NAMES } from "../../src/domain/obligation.js";
 
 type Schema = Record<string, unknown>;
 type Header = { schema?: Schema; $ref?: string };
@@ -159,7 +160,8 @@ const pointerSegment = (segment: string) => segment.replaceAll("~", "~0").replac
  */
 function csvProblems(body: string, schema: Schema): string[] {
   const description = String(schema.description ?? "");
-  const listed = /Columns: ([^.]+)\./.exec(description)?.[1];
+  // A list ends at a period that ends a sentence: column names may hold one (`a.b`).
+  const listed = /Columns: (.+?)\.(?:\s|$)/.exec(description)?.[1];
   if (listed === undefined) return ["CSV columns are not documented"];
   const leading = /Leading columns of [^:]+: ([^.]+)\./.exec(description)?.[1];
   const header = body.split("\r\n")[0] ?? "";
@@ -168,7 +170,21 @@ function csvProblems(body: string, schema: Schema): string[] {
   if (leading !== undefined) allowed.push(`${leading.split(", ").join(",")},${expected}`);
   const trailing = /Trailing column with [^:]+: ([^.]+)\./.exec(description)?.[1];
   if (trailing !== undefined) allowed.push(...allowed.map((columns) => `${columns},${trailing}`));
-  return allowed.includes(header) ? [] : [`CSV header row ${header} is not ${expected}`];
+  if (allowed.includes(header)) return [];
+  if (/Then two for each KPI/.test(description) && kpiPairsFollow(header, expected)) return [];
+  return [`CSV header row ${header} is not ${expected}`];
+}
+
+/** `header` is `columns` then `<kpi>.daysMet,<kpi>.daysMissed` for KPIs in catalogue order. */
+function kpiPairsFollow(header: string, columns: string): boolean {
+  if (!header.startsWith(`${columns},`)) return false;
+  const rest = header.slice(columns.length + 1).split(",");
+  const kpis = rest.filter((_, i) => i % 2 === 0).map((name) => name.replace(/\.daysMet$/, ""));
+  const inOrder = KPI_NAMES.filter((kpi) => kpis.includes(kpi));
+  return (
+    rest.length % 2 === 0 &&
+    rest.join(",") === inOrder.map((k) => `${k}.daysMet,${k}.daysMissed`).join(",")
+  );
 }
 
 export type AnswerChecks = {
