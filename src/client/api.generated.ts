@@ -990,7 +990,7 @@ export interface components {
         "X-Submission-Id": string;
         /** @description The created webhook's path, `/api/v1/webhooks/{id}` */
         Location: string;
-        /** @description A CSV answer is a download: `attachment; filename="reports.csv"`; a scorecard answer names its range, as in `attachment; filename="scorecards-2026-10-24-2026-11-22.csv"` (`scorecards-daily-…` day by day) */
+        /** @description A CSV answer is a download: `attachment; filename="reports.csv"`, or a scorecards file named after its range (`scorecards-2026-10-24-2026-11-22.csv`, `scorecards-daily-…`) */
         "Content-Disposition": string;
     };
     pathItems: never;

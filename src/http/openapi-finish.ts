@@ -38,6 +38,10 @@ const WINDOW_SECONDS = 60;
 
 const seconds = { type: "integer", format: "int32", minimum: 0, maximum: WINDOW_SECONDS };
 
+/** The Content-Disposition of CSV answers: the export's one name, or a scorecards file's range. */
+const CSV_ATTACHMENT =
+  '^attachment; filename="(reports|scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2})\\.csv"$';
+
 /** The headers the service sends (see abuse/ and app.ts), defined once in the components. */
 function headers(options: DocumentOptions) {
   const perMinute = {
@@ -92,14 +96,8 @@ function headers(options: DocumentOptions) {
       schema: { type: "string", pattern: "^/api/v1/webhooks/[0-9a-f-]{36}$", maxLength: 53 },
     },
     "Content-Disposition": {
-      description:
-        'A CSV answer is a download: `attachment; filename="reports.csv"`; a scorecard answer names its range, as in `attachment; filename="scorecards-2026-10-24-2026-11-22.csv"` (`scorecards-daily-…` day by day)',
-      schema: {
-        type: "string",
-        pattern:
-          '^attachment; filename="(reports|scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2})\\.csv"$',
-        maxLength: 70,
-      },
+      description: `A CSV answer is a download: \`attachment; filename="reports.csv"\`, or a scorecards file named after its range (\`scorecards-2026-10-24-2026-11-22.csv\`, \`scorecards-daily-…\`)`,
+      schema: { type: "string", pattern: CSV_ATTACHMENT, maxLength: 70 },
     },
   } as const;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
@@ -19,6 +19,7 @@ import {
 } from "../../services/scorecard-csv.js";
 import { prefersCsv } from "../negotiate.js";
 import { authenticatedErrors, queryErrors } from "../openapi-responses.js";
+import { csvText, sendDailyScorecardsCsv, sendScorecardsCsv } from "../scorecard-csv-answer.js";
 
 const market = {
   organizationId: "helios-liquidity",
@@ -128,33 +129,17 @@ export function scorecardRoutes(services: Services) {
     app.get("/api/v1/scorecards", { schema: scorecards }, async (request, reply) => {
       const result = await services.getScorecards(request.caller, request.query);
       if (!prefersCsv(request.headers.accept)) return reply.type(JSON_TYPE).send(result);
-      return sendCsv(reply, `scorecards-${rangeOf(result)}.csv`, scorecardCsvLines(result));
+      return sendScorecardsCsv(reply, result);
     });
     app.get("/api/v1/scorecards/daily", { schema: daily }, async (request, reply) => {
       const result = await services.getDailyScorecards(request.caller, request.query);
       if (!prefersCsv(request.headers.accept)) return reply.type(JSON_TYPE).send(result);
-      const lines = dailyScorecardCsvLines(result);
-      return sendCsv(reply, `scorecards-daily-${rangeOf(result)}.csv`, lines);
+      return sendDailyScorecardsCsv(reply, result);
     });
   };
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
-
-const rangeOf = (result: { dateGte: string; dateLte: string }) =>
-  `${result.dateGte}-${result.dateLte}`;
-
-function csvText(lines: string[]): string {
-  return lines.map((line) => `${line}\r\n`).join("");
-}
-
-/** An RFC 4180 answer (CRLF line ends) that a browser saves as `filename`. */
-function sendCsv(reply: FastifyReply, filename: string, lines: string[]) {
-  return reply
-    .header("content-type", "text/csv; charset=utf-8")
-    .header("content-disposition", `attachment; filename="${filename}"`)
-    .send(csvText(lines));
-}
 
 /** A 200 that is JSON by default and CSV when the client prefers it (`Accept`). */
 function csvOrJson(description: string, json: z.ZodType, csv: string, exampleLines: string[]) {

@@ -8,6 +8,7 @@ import { calendarPath, marketName, marketPath, rangeForm, rangeOf } from "../vie
 import { pageStyles } from "../views/own-assets.js";
 import { tableRegion } from "../views/table-region.js";
 import { makerParams, paramsOf, RANGE_PRESETS, sectionOf, trail } from "./page-parts.js";
+import { scorecardCsvLink } from "./scorecard-downloads.js";
 
 type Key = { organizationId: string; baseCoinId: string };
 
@@ -41,7 +42,7 @@ export async function sendCalendarPage(
 <p class="lede">One cell a day for each obligation market, ${page.dateGte} to ${page.dateLte}: day D is due by D+1 at the deadline (UTC).</p>
 ${rangeForm(calendarPath(key), page, RANGE_PRESETS)}
 ${calendarLegend}
-${page.markets.length === 0 ? html`<p class="placeholder">No obligation market in this range.</p>` : sections}`;
+${page.markets.length === 0 ? html`<p class="placeholder">No obligation market in this range.</p>` : html`${scorecardCsvLink({ ...key, dateGte: page.dateGte, dateLte: page.dateLte }, true)}${sections}`}`;
   return sendPage(request, reply, {
     title: `Coverage calendar: ${page.organizationName}, ${page.baseCoinId}`,
     body,

@@ -15,6 +15,7 @@ import {
 import { pageStyles } from "../views/own-assets.js";
 import { tableRegion } from "../views/table-region.js";
 import { coinParams, paramsOf, RANGE_PRESETS } from "./page-parts.js";
+import { scorecardCsvLink } from "./scorecard-downloads.js";
 
 /** The cells a market maker's summary shows, after its name (the coin and drill-down tables). */
 export const summaryHead = html`<th scope="col" class="num">Compliance</th>
@@ -76,7 +77,8 @@ ${rangeForm(coinPath(baseCoinId), range, RANGE_PRESETS)}
 ${
   page.makers.length === 0
     ? html`<p class="placeholder">No market maker owes anything for this coin in this range.</p>`
-    : html`${tableRegion("Market makers")}<table id="makers" class="summary"><caption>Market makers, ${page.dateGte} to ${page.dateLte}</caption>
+    : html`${scorecardCsvLink({ baseCoinId, ...range })}
+${tableRegion("Market makers")}<table id="makers" class="summary"><caption>Market makers, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market maker</th><th scope="col" class="num">Markets</th>${summaryHead}</tr></thead>
 <tbody>${rows}</tbody></table></div>`
 }`;

@@ -1,3 +1,8 @@
+import type { z } from "zod";
+import { ValidationError } from "../../../domain/errors.js";
+import { problemsOf } from "../../../schemas/problems.js";
+import { zod3Messages } from "../../../schemas/zod-messages.js";
+
 /**
  * A GET form's query as the API's schemas expect it: a field left empty is absent (a form
  * sends `dateGte=` for an empty date), and a repeated parameter keeps its first value.
@@ -20,4 +25,11 @@ export function queryString(params: Record<string, string | number | undefined>)
   }
   const text = search.toString();
   return text === "" ? "" : `?${text}`;
+}
+
+/** A form's query checked by one of the API's schemas; a bad one is a 400 page. */
+export function parseFormQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> {
+  const parsed = schema.safeParse(formQuery(query), zod3Messages);
+  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
+  return parsed.data;
 }

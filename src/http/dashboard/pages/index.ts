@@ -6,6 +6,7 @@ import { operatorMarketDataPage } from "./operator-market-data.js";
 import { operatorOrganizationsPage } from "./operator-organizations.js";
 import { overviewPage } from "./overview.js";
 import { reportsPage } from "./reports.js";
+import { scorecardDownloads } from "./scorecard-downloads.js";
 import { submissionsPage } from "./submissions.js";
 
 /**
@@ -22,4 +23,5 @@ export const DASHBOARD_PAGES: readonly DashboardPage[] = [
   ownMarketsPage,
   submissionsPage,
   makerPages,
+  scorecardDownloads,
 ];

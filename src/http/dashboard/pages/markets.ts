@@ -18,6 +18,7 @@ import { sendCalendarPage } from "./calendar.js";
 import { summaryCells, summaryHead } from "./coins.js";
 import { sendMarketPage } from "./market.js";
 import { makerParams, paramsOf, RANGE_PRESETS, sectionOf, trail } from "./page-parts.js";
+import { scorecardCsvLink } from "./scorecard-downloads.js";
 
 /** A market maker's own coins: the way into its markets, calendars and charts. */
 export const ownMarketsPage: DashboardPage = {
@@ -93,7 +94,8 @@ ${rangeForm(makerPath(key), page, RANGE_PRESETS)}
 ${
   page.markets.length === 0
     ? html`<p class="placeholder">No obligation names a market of ${page.coin.name} for ${page.maker.organizationName} in this range, so there is nothing to score. ${await whereReportsAre(services, request.dashboard.caller, key, page.coin.name)}</p>`
-    : html`${tableRegion("Markets")}<table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
+    : html`${scorecardCsvLink({ ...key, dateGte: page.dateGte, dateLte: page.dateLte })}
+${tableRegion("Markets")}<table id="markets" class="summary"><caption>Markets, ${page.dateGte} to ${page.dateLte}</caption>
 <thead><tr><th scope="col">Market (charts)</th>${summaryHead}<th scope="col" class="num">Days eligible</th></tr></thead>
 <tbody>${rows}</tbody>
 <tfoot><tr><th scope="row">All ${page.maker.markets} markets</th>${summaryCells(page.maker)}<td class="num">${page.markets.reduce((sum, m) => sum + m.daysEligible, 0)}</td></tr></tfoot>

@@ -1,12 +1,9 @@
 import type { z } from "zod";
 import { addDays } from "../../../domain/dates.js";
-import { ValidationError } from "../../../domain/errors.js";
-import { problemsOf } from "../../../schemas/problems.js";
 import { scorecardQuerySchema } from "../../../schemas/scorecards.js";
-import { zod3Messages } from "../../../schemas/zod-messages.js";
 import type { MarketKey } from "../../../services/dashboard-market.js";
 import { type Html, html } from "../html.js";
-import { formQuery } from "../pages/form-query.js";
+import { parseFormQuery } from "../pages/form-query.js";
 import { encodeSegment } from "../path-segment.js";
 
 const segment = encodeSegment;
@@ -25,9 +22,7 @@ export type RangeQuery = z.infer<typeof rangeQuerySchema>;
 
 /** The `dateGte`/`dateLte` of a page's query (as a form sends it); a bad date is a 400 page. */
 export function rangeOf(query: unknown): RangeQuery {
-  const parsed = rangeQuerySchema.safeParse(formQuery(query), zod3Messages);
-  if (!parsed.success) throw new ValidationError(problemsOf(parsed.error));
-  return parsed.data;
+  return parseFormQuery(rangeQuerySchema, query);
 }
 
 /** Days shown by each preset link, and the form to choose any range (both ends included). */
