@@ -101,6 +101,42 @@ describe("trading-reports scorecard", () => {
     ]);
   });
 
+  it("prints each market and day with --daily (table, CSV, JSON)", async () => {
+    const table = await cli("scorecard", ...RANGE, "--daily");
+    expect(table.code).toBe(0);
+    expect(table.out).toBe(
+      [
+        "daily scorecards 2026-03-01 to 2026-03-04: 4 market-days",
+        "DATE        ORG   COIN       EXCHANGE  QUOTE   TYPE  STATUS   LATE  FAILED KPIS     ELIGIBILITY",
+        "2026-03-01  acme  chainlink  binance   tether  spot  met      -     -               eligible",
+        "2026-03-02  acme  chainlink  binance   tether  spot  missed   -     minBidDepth200  eligible",
+        "2026-03-03  acme  chainlink  binance   tether  spot  missing  -     -               -",
+        "2026-03-04  acme  chainlink  binance   tether  spot  missing  -     -               -",
+        "",
+      ].join("\n"),
+    );
+    const csv = await cli("scorecard", ...RANGE, "--daily", "--csv");
+    expect(csv.out.split("\n")).toEqual([
+      "date,organizationId,organizationName,baseCoinId,exchangeId,quote,instrumentType,status,late,failedKpis,eligibilityStatus",
+      "2026-03-01,acme,Acme Market Making,chainlink,binance,tether,spot,met,false,,eligible",
+      "2026-03-02,acme,Acme Market Making,chainlink,binance,tether,spot,missed,false,minBidDepth200,eligible",
+      "2026-03-03,acme,Acme Market Making,chainlink,binance,tether,spot,missing,false,,",
+      "2026-03-04,acme,Acme Market Making,chainlink,binance,tether,spot,missing,false,,",
+      "",
+    ]);
+    const json = JSON.parse((await cli("scorecard", ...RANGE, "--daily", "--json")).out);
+    expect(json.items.map((i: { status: string }) => i.status)).toEqual([
+      "met",
+      "missed",
+      "missing",
+      "missing",
+    ]);
+    const none = await cli("scorecard", ...RANGE, "--daily", "--org", "globex");
+    expect(none.out).toBe("daily scorecards 2026-03-01 to 2026-03-04: 0 market-days\n");
+    const bad = await cli("scorecard", "--daily", "--to", "2026-13-01");
+    expect(bad.err).toBe("error: --to: Invalid date, expected YYYY-MM-DD\n");
+  });
+
   it("names the option in an error (exit 1), and refuses --json with --csv (exit 2)", async () => {
     const bad = await cli("scorecard", "--from", "2026-02-30");
     expect(bad.code).toBe(1);

@@ -1,9 +1,14 @@
 import type { Command } from "commander";
 import { ValidationError } from "../domain/errors.js";
-import type { ScorecardsResponse } from "../schemas/scorecards.js";
-import { SCORECARD_COUNTS, scorecardCsvLines } from "../services/scorecard-csv.js";
+import type { DailyScorecardsResponse, ScorecardsResponse } from "../schemas/scorecards.js";
+import {
+  dailyScorecardCsvLines,
+  SCORECARD_COUNTS,
+  scorecardCsvLines,
+} from "../services/scorecard-csv.js";
 import type { System } from "../system.js";
 import { UsageError } from "./read-json.js";
+import { textTable } from "./text-table.js";
 
 type Io = { stdout: NodeJS.WritableStream };
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
@@ -14,6 +19,7 @@ type Options = {
   to?: string;
   json?: boolean;
   csv?: boolean;
+  daily?: boolean;
 };
 
 /** The query parameters the options stand for, to name the option in an error. */
@@ -37,7 +43,8 @@ export function registerScorecardCommand(program: Command, io: Io, withSystem: W
     .option("--from <date>", "first day, YYYY-MM-DD (default: 29 days before --to)")
     .option("--to <date>", "last day, YYYY-MM-DD (default: yesterday, UTC)")
     .option("--json", "print the API's JSON answer")
-    .option("--csv", "print CSV, one row per obligation market")
+    .option("--csv", "print CSV, one row per obligation market (per market and day with --daily)")
+    .option("--daily", "one line per obligation market and day (GET /api/v1/scorecards/daily)")
     .action(async (options: Options) => {
       if (options.json && options.csv) throw new UsageError("--json and --csv exclude each other");
       const query = {
@@ -46,21 +53,51 @@ export function registerScorecardCommand(program: Command, io: Io, withSystem: W
         dateGte: options.from,
         dateLte: options.to,
       };
-      const result = await withSystem((system) => system.admin.scorecards(query)).catch(
-        (error: unknown) => {
-          if (!(error instanceof ValidationError)) throw error;
-          throw new ValidationError(
-            error.problems.map((p) => ({ ...p, path: OPTION_OF[p.path ?? ""] ?? p.path })),
-          );
-        },
-      );
-      const text = options.json
-        ? JSON.stringify(result, null, 2)
-        : options.csv
-          ? scorecardCsvLines(result).join("\n")
-          : scorecardTable(result);
+      const text = await withSystem((system) =>
+        options.daily
+          ? system.admin.dailyScorecards(query).then((r) => dailyText(r, options))
+          : system.admin.scorecards(query).then((r) => summaryText(r, options)),
+      ).catch((error: unknown) => {
+        if (!(error instanceof ValidationError)) throw error;
+        throw new ValidationError(
+          error.problems.map((p) => ({ ...p, path: OPTION_OF[p.path ?? ""] ?? p.path })),
+        );
+      });
       io.stdout.write(`${text}\n`);
     });
+}
+
+function summaryText(result: ScorecardsResponse, options: Options): string {
+  if (options.json) return JSON.stringify(result, null, 2);
+  return options.csv ? scorecardCsvLines(result).join("\n") : scorecardTable(result);
+}
+
+function dailyText(result: DailyScorecardsResponse, options: Options): string {
+  if (options.json) return JSON.stringify(result, null, 2);
+  if (options.csv) return dailyScorecardCsvLines(result).join("\n");
+  const count = result.items.length;
+  const title = `daily scorecards ${result.dateGte} to ${result.dateLte}: ${count} market-day${count === 1 ? "" : "s"}`;
+  if (count === 0) return title;
+  const head = [
+    "DATE",
+    "ORG",
+    "COIN",
+    "EXCHANGE",
+    "QUOTE",
+    "TYPE",
+    "STATUS",
+    "LATE",
+    "FAILED KPIS",
+  ];
+  const rows = result.items.map((i) => [
+    i.date,
+    ...MARKET.map((k) => i[k]),
+    i.status,
+    i.late ? "late" : "-",
+    i.failedKpis.join(" ") || "-",
+    i.eligibilityStatus ?? "-",
+  ]);
+  return `${title}\n${textTable([[...head, "ELIGIBILITY"], ...rows])}`;
 }
 
 const MARKET = ["organizationId", "baseCoinId", "exchangeId", "quote", "instrumentType"] as const;

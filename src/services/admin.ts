@@ -16,7 +16,7 @@ import { syncMarketData } from "./market-data-sync.js";
 import { createObligationAdmin } from "./obligations.js";
 import { createQualityAdmin, type SyncOptions } from "./quality-admin.js";
 import { depthSnapshotsOf, recordDepthSnapshots } from "./quality-snapshots.js";
-import { getScorecards } from "./scorecards.js";
+import { getDailyScorecards, getScorecards } from "./scorecards.js";
 
 export type AdminOptions = {
   now?: () => Date;
@@ -29,6 +29,7 @@ export type AdminOptions = {
 /** Operator use cases: organizations, API keys, engagements, market data, eligibility. */
 export function createAdminServices(stores: Stores, options: AdminOptions) {
   const now = options.now ?? (() => new Date());
+  const scoring = { scorecards: stores.scorecards, now, deadlineUtc: options.reportDeadlineUtc };
   const { organizations, references } = stores;
   const { coinGecko } = options;
 
@@ -66,11 +67,10 @@ export function createAdminServices(stores: Stores, options: AdminOptions) {
     quality: createQualityAdmin(stores, { now, coinGecko }),
     /** Scorecards of every obligation market (the operator's scope), as the API computes them. */
     scorecards: (query: unknown) =>
-      getScorecards(
-        { scorecards: stores.scorecards, now, deadlineUtc: options.reportDeadlineUtc },
-        { kind: "all" },
-        parseOrRefuse(scorecardQuerySchema, query),
-      ),
+      getScorecards(scoring, { kind: "all" }, parseOrRefuse(scorecardQuerySchema, query)),
+    /** The same, day by day (GET /api/v1/scorecards/daily with the operator's scope). */
+    dailyScorecards: (query: unknown) =>
+      getDailyScorecards(scoring, { kind: "all" }, parseOrRefuse(scorecardQuerySchema, query)),
 
     /** Creates a key; the plaintext is returned this once and never stored. */
     async createApiKey(organizationId: string, label: string) {
