@@ -44,6 +44,7 @@ describe("the OpenAPI document", () => {
         "/api/v1/webhooks/{id}/test",
         "/api/v1/webhooks/{id}/deliveries",
         "/api/v1/webhooks/{id}/deliveries/{deliveryId}/retry",
+        "/api/v1/webhooks/{id}/rotate-secret",
         "/healthz",
         "/readyz",
       ].sort(),

@@ -14,6 +14,57 @@ beforeAll(async () => {
 afterAll(() => cliDb.close());
 
 describe("webhook commands", () => {
+  it("rotates a secret: the new one printed once, the replaced one's end said", async () => {
+    const created = JSON.parse((await cli("webhook", "create", "acme", URL, "--json")).out);
+    const rotated = await cli("webhook", "rotate-secret", "acme", created.id);
+    expect(rotated).toMatchObject({ code: 0, err: "" });
+    const [, id, secret, until] =
+      /^rotated the secret of webhook (\S+)\nsecret: (whsec_\S+)\n\(shown once: store it now\)\nthe replaced secret also signs deliveries until (\S+)\n$/.exec(
+        rotated.out,
+      ) ?? [];
+    expect(id).toBe(created.id);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secret).not.toBe(created.secret);
+    expect(Date.parse(until ?? "") - Date.now()).toBeGreaterThan(86_000_000);
+    const now = await cli(
+      "webhook",
+      "rotate-secret",
+      "acme",
+      created.id,
+      "--previous-valid-for",
+      "0",
+    );
+    expect(now.out).toMatch(/\nthe replaced secret signs nothing more\n$/);
+    const json = JSON.parse(
+      (
+        await cli(
+          "webhook",
+          "rotate-secret",
+          "acme",
+          created.id,
+          "--previous-valid-for",
+          "60",
+          "--json",
+        )
+      ).out,
+    );
+    expect(Object.keys(json)).toEqual(["id", "secret", "previousSecretExpiresAt"]);
+    const bad = await cli(
+      "webhook",
+      "rotate-secret",
+      "acme",
+      created.id,
+      "--previous-valid-for",
+      "1w",
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain("Expected number, received string");
+    const other = await cli("webhook", "rotate-secret", "globex", created.id);
+    expect(other.code).not.toBe(0);
+    expect(other.err).toContain("Webhook not found");
+    await cli("webhook", "delete", "acme", created.id);
+  });
+
   it("creates an endpoint (secret printed once), lists it without the secret, deletes it", async () => {
     const created = await cli(
       "webhook",

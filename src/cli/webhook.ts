@@ -5,7 +5,16 @@ import { type Io, json } from "./admin.js";
 import { textTable } from "./text-table.js";
 
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
-type Options = { json?: boolean; event: string[]; description?: string };
+type Options = {
+  json?: boolean;
+  event: string[];
+  description?: string;
+  previousValidFor?: string;
+};
+
+/** An option's text as a number when it reads as one, else as given (the schema says why not). */
+const numberOrText = (text: string | undefined) =>
+  text !== undefined && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -53,6 +62,7 @@ export function registerWebhookCommands(program: Command, io: Io, withSystem: Wi
       (w) => `created webhook ${w.id} -> ${w.url}\nsecret: ${w.secret}\n(shown once: store it now)`,
     ),
   );
+  registerRotateSecret(webhook, run);
   json(
     webhook
       .command("delete <organization> <id>")
@@ -64,6 +74,32 @@ export function registerWebhookCommands(program: Command, io: Io, withSystem: Wi
         return { deleted: id };
       },
       (r) => `deleted webhook ${r.deleted}`,
+    ),
+  );
+}
+
+/** `webhook rotate-secret ORG ID [--previous-valid-for SECONDS]` (POST …/rotate-secret). */
+function registerRotateSecret(webhook: Command, run: ReturnType<typeof runner>) {
+  json(
+    webhook
+      .command("rotate-secret <organization> <id>")
+      .description("a new signing secret, printed once; the replaced one keeps signing a while")
+      .option(
+        "--previous-valid-for <seconds>",
+        "how long deliveries also carry the replaced secret's signature (0 to 604800; default 86400)",
+      ),
+  ).action(
+    run(
+      (system, [org = "", id = ""], opts) =>
+        system.services.webhooks.rotateSecret(org, id, {
+          previousSecretValidForSeconds: numberOrText(opts.previousValidFor),
+        }),
+      (r) =>
+        `rotated the secret of webhook ${r.id}\nsecret: ${r.secret}\n(shown once: store it now)\n${
+          r.previousSecretExpiresAt === null
+            ? "the replaced secret signs nothing more"
+            : `the replaced secret also signs deliveries until ${r.previousSecretExpiresAt}`
+        }`,
     ),
   );
 }

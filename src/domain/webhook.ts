@@ -15,6 +15,37 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${mac}`;
 }
 
+/** The longest a replaced secret may stay valid after a rotation: 7 days, in seconds. */
+export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 24 * 3600;
+/** How long a replaced secret stays valid when the rotation does not say: 24 hours. */
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 24 * 3600;
+
+/** An endpoint's secrets: the current one, and the one it replaced with its expiry, if any. */
+export type SigningSecrets = {
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+};
+
+/**
+ * The `webhook-signature` header of an attempt at `at`: the current secret's signature, then,
+ * while a rotated-out secret is still valid, its signature too, space-separated (Standard
+ * Webhooks: a verifier accepts the delivery when any one signature matches its secret).
+ */
+export function signatureHeader(
+  secrets: SigningSecrets,
+  at: Date,
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  const current = signWebhook(secrets.secret, id, timestamp, body);
+  const { previousSecret, previousSecretExpiresAt } = secrets;
+  if (previousSecret === null || previousSecretExpiresAt === null) return current;
+  if (at.getTime() >= previousSecretExpiresAt.getTime()) return current;
+  return `${current} ${signWebhook(previousSecret, id, timestamp, body)}`;
+}
+
 /**
  * The body of every attempt of a delivery: the event's type, timestamp and the data as stored
  * (its text, so that the bytes signed are the same on every attempt).

@@ -40,6 +40,7 @@ import { reportRoutes } from "./routes/reports.js";
 import { rootRoutes } from "./routes/root.js";
 import { scorecardRoutes } from "./routes/scorecards.js";
 import { submissionRoutes } from "./routes/submissions.js";
+import { webhookSecretRoutes } from "./routes/webhook-secret.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { validatorCompiler } from "./zod-validation.js";
 
@@ -121,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await api.register(obligationRoutes(services));
     await api.register(scorecardRoutes(services));
     await api.register(webhookRoutes(services));
+    await api.register(webhookSecretRoutes(services));
     await api.register(submissionRoutes(services));
     await api.register(reportCardRoutes(services));
   });

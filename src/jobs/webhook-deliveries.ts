@@ -8,7 +8,7 @@ import {
   DISABLE_AFTER_FAILING_MS,
   DISABLED_NOT_SENT,
   nextAttemptAt,
-  signWebhook,
+  signatureHeader,
   succeeded,
   webhookBody,
 } from "../domain/webhook.js";
@@ -167,14 +167,15 @@ async function send(
   delivery: ClaimedDelivery,
   now: () => Date,
 ): Promise<Finished> {
-  const timestamp = Math.floor(now().getTime() / 1000);
+  const at = now();
+  const timestamp = Math.floor(at.getTime() / 1000);
   const body = webhookBody(delivery.type, delivery.occurredAt, delivery.dataJson);
   const outcome = await sender.send(
     delivery.url,
     {
       "webhook-id": delivery.id,
       "webhook-timestamp": String(timestamp),
-      "webhook-signature": signWebhook(delivery.secret, delivery.id, timestamp, body),
+      "webhook-signature": signatureHeader(delivery, at, delivery.id, timestamp, body),
     },
     body,
   );

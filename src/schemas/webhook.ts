@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_PREVIOUS_SECRET_SECONDS, MAX_PREVIOUS_SECRET_SECONDS } from "../domain/webhook.js";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhook-event.js";
 import { positiveInteger } from "./list-query.js";
 import { pathId, storableText, storedText, wholeNumber } from "./text.js";
@@ -77,15 +78,38 @@ export const webhookSchema = z
   })
   .meta({ id: "Webhook" });
 
-export const createdWebhookSchema = webhookSchema.extend({
-  secret: z
-    .string()
-    .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
+const secretSchema = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
+  .meta({
+    maxLength: 50,
+    description:
+      "The signing secret (whsec_ and the base64 of 32 random bytes): shown in this answer only",
+  });
+
+export const createdWebhookSchema = webhookSchema.extend({ secret: secretSchema });
+
+/** Body of POST /api/v1/webhooks/{id}/rotate-secret (optional). Unknown fields are ignored. */
+export const rotateSecretSchema = z.object({
+  previousSecretValidForSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PREVIOUS_SECRET_SECONDS)
+    .meta({ format: "int32" })
+    .optional()
     .meta({
-      maxLength: 50,
-      description:
-        "The signing secret (whsec_ and the base64 of 32 random bytes): shown in this answer only",
+      description: `How long the replaced secret still signs deliveries, beside the new one: 0 (not at all) to ${MAX_PREVIOUS_SECRET_SECONDS} seconds (7 days); default ${DEFAULT_PREVIOUS_SECRET_SECONDS} (24 hours)`,
+      example: 3600,
     }),
+});
+
+export const rotatedSecretSchema = z.object({
+  id: z.uuid().meta({ maxLength: 36, example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+  secret: secretSchema,
+  previousSecretExpiresAt: timestamp(
+    "Until when deliveries also carry a signature by the replaced secret; null: they no longer do",
+  ).nullable(),
 });
 
 export const webhooksResponseSchema = z.object({ items: z.array(webhookSchema).max(1000) });

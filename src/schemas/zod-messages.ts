@@ -20,6 +20,9 @@ function zod3Message(issue: z.core.$ZodRawIssue): string | undefined {
     return REQUIRED;
   switch (issue.code) {
     case "invalid_type":
+      // Zod 4's `.int()` on a fraction; Zod 3 called it a float.
+      if (issue.expected === "int" && typeof issue.input === "number")
+        return "Expected integer, received float";
       if (issue.expected === "number" && typeof issue.input === "number") {
         return Number.isNaN(issue.input) ? "Expected number, received nan" : NOT_FINITE;
       }

@@ -2,12 +2,18 @@ import { randomUUID } from "node:crypto";
 import { type TargetPolicy, targetProblem } from "../adapters/webhook-http.js";
 import { ConflictError, NotFoundError, ValidationError } from "../domain/errors.js";
 import {
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
   DISABLED_NOT_SENT,
   generateWebhookSecret,
   UNSUBSCRIBED_NOT_SENT,
 } from "../domain/webhook.js";
 import { parseOrRefuse } from "../schemas/problems.js";
-import { type DeliveriesQuery, newWebhookSchema, webhookPatchSchema } from "../schemas/webhook.js";
+import {
+  type DeliveriesQuery,
+  newWebhookSchema,
+  rotateSecretSchema,
+  webhookPatchSchema,
+} from "../schemas/webhook.js";
 import type { Stores } from "../store/stores.js";
 
 export type WebhookOptions = TargetPolicy & {
@@ -94,6 +100,29 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
 
     async remove(organizationId: string, id: string) {
       if (!UUID.test(id) || !(await webhooks.remove(organizationId, id))) throw notFound();
+    },
+
+    /**
+     * A new signing secret, shown in this answer only. The replaced one keeps signing
+     * deliveries beside it for `previousSecretValidForSeconds` (default 24 hours; 0: not at
+     * all), so that receivers can move to the new secret without rejecting a delivery.
+     */
+    async rotateSecret(organizationId: string, id: string, body: unknown) {
+      await requireWebhook(organizationId, id);
+      const input = parseOrRefuse(rotateSecretSchema, body ?? {});
+      const seconds = input.previousSecretValidForSeconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
+      const at = now();
+      const previousExpiresAt = seconds === 0 ? null : new Date(at.getTime() + seconds * 1000);
+      const secret = generateWebhookSecret();
+      const rotated = await stores.webhookSecrets.rotate({
+        organizationId,
+        id,
+        secret,
+        previousExpiresAt,
+        now: at,
+      });
+      if (!rotated) throw notFound();
+      return { id, secret, previousSecretExpiresAt: previousExpiresAt?.toISOString() ?? null };
     },
 
     /** Queues a `webhook.test` event for this endpoint only. */

@@ -24,6 +24,7 @@ import { createWebhookDeliveryStore, type WebhookDeliveryStore } from "./webhook
 import { createWebhookEventStore, type WebhookEventStore } from "./webhook-event-store.js";
 import { createWebhookProducerStore, type WebhookProducerStore } from "./webhook-producer-store.js";
 import { createWebhookQualityStore, type WebhookQualityStore } from "./webhook-quality-store.js";
+import { createWebhookSecretStore, type WebhookSecretStore } from "./webhook-secret-store.js";
 import { createWebhookStore, type WebhookStore } from "./webhook-store.js";
 
 /**
@@ -49,6 +50,8 @@ export type Stores = {
   qualityDepth: QualityDepthStore;
   /** Subscribed endpoints and their delivery logs. */
   webhooks: WebhookStore;
+  /** Rotates endpoints' signing secrets. */
+  webhookSecrets: WebhookSecretStore;
   /** The queue of deliveries the delivery job works through. */
   webhookDeliveries: WebhookDeliveryStore;
   /** The cursors and kept outcomes of the job deriving events from stored data. */
@@ -101,6 +104,7 @@ export function createStores(
     webhookEvents: createWebhookEventStore(db),
     qualityDepth: createQualityDepthStore(db, options.publicDepthTolerance),
     webhooks: createWebhookStore(db),
+    webhookSecrets: createWebhookSecretStore(db),
     webhookDeliveries: createWebhookDeliveryStore(db),
     webhookProducer: createWebhookProducerStore(db),
     webhookQuality: createWebhookQualityStore(db),

@@ -13,6 +13,9 @@ export type ClaimedDelivery = {
   attempts: number;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while it is valid (see signatureHeader). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
   type: string;
   occurredAt: Date;
   /** The event's data as stored (the same text on every attempt). */
@@ -168,11 +171,14 @@ const take = (leaseUntil: Date) => sql`taken as (
       when not due.subscribed then ${UNSUBSCRIBED_NOT_SENT} else ${OUT_OF_SCOPE} end
   from due, webhooks w, webhook_events e
   where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-  returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret, e.type,
+  returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret,
+    w.previous_secret as "previousSecret",
+    w.previous_secret_expires_at as "previousSecretExpiresAt", e.type,
     e.occurred_at as "occurredAt", e.data::text as "dataJson", d.final_attempt as "finalAttempt",
     d.manual_attempts as "manualAttempts", d.resume_at as "resumeAt", due.in_scope
 )
-select id, "webhookId", attempts, url, secret, type, "occurredAt", "dataJson", "finalAttempt",
+select id, "webhookId", attempts, url, secret, "previousSecret", "previousSecretExpiresAt", type,
+  "occurredAt", "dataJson", "finalAttempt",
   "manualAttempts", "resumeAt"
 from taken where in_scope`;
 

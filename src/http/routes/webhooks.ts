@@ -27,7 +27,7 @@ const webhookBodyErrors = objectBodyErrors({
   message:
     "Invalid enum value. Expected '*' | 'report.missing' | 'report.late' | 'kpi.missed' | 'quality.flagged' | 'submission.rejected', received 'nope'",
 });
-const notFound = {
+export const notFound = {
   404: errorResponse(
     404,
     "Not Found",
