@@ -24,6 +24,10 @@ const records = [
   }),
   // Exported as '=HYPERLINK (neutralised for spreadsheets); must come back as it was stored.
   v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "=HYPERLINK" }),
+  // Text that looks neutralised already: exported with one quote more ('' and '''), read back
+  // whole; without that, '=X would come back as =X, another record key.
+  v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "'=X" }),
+  v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: "''+Y" }),
   // Whitespace around a symbol is part of it (and of the record key): quoted in the export,
   // so that the CLI, which trims unquoted cells, reads it back whole.
   v2Record({ exchangeId: "kraken", quoteCoinId: undefined, quoteCoinSymbol: " =x" }),

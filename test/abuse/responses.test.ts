@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { parse } from "csv-parse/sync";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runExport } from "../../src/cli/export.js";
 import { csvCell, csvCellText } from "../../src/domain/csv-cell.js";
@@ -95,7 +96,10 @@ describe("CSV formula injection", () => {
     expect(csvCell("=A1,B1")).toBe(`"'=A1,B1"`);
     expect(csvCell('@x"y')).toBe(`"'@x""y"`);
     expect(csvCell("\r=1")).toBe(`"'\r=1"`);
-    expect(csvCell(csvCell("-1"))).toBe("'-1");
+    // Text that already reads as a neutralised cell gets one quote more: the rule is one to one.
+    expect(csvCell("'-1")).toBe("''-1");
+    expect(csvCell("''=1")).toBe("'" + "''=1");
+    expect(csvCell("'abc")).toBe("'abc");
     expect(csvCell(-5)).toBe("-5");
     expect(csvCell(1e21)).toBe("1e+21");
     expect(csvCell(0.25)).toBe("0.25");
@@ -105,10 +109,29 @@ describe("CSV formula injection", () => {
   it("reads a neutralised cell back as it was: one quote before formula text is dropped, nothing else", () => {
     for (const text of HOSTILE) expect(csvCellText(`'${text}`)).toBe(text);
     expect(csvCellText("'abc")).toBe("'abc");
-    expect(csvCellText("''=1")).toBe("''=1");
+    expect(csvCellText("''=1")).toBe("'=1");
     expect(csvCellText("'")).toBe("'");
     expect(csvCellText("=1")).toBe("=1");
     expect(csvCellText("a'=1")).toBe("a'=1");
+  });
+
+  it("reads every text back exactly as it was written (the rule is one to one)", () => {
+    const text = fc.oneof(
+      fc.string(),
+      fc
+        .tuple(
+          fc.constantFrom("", "'", "''", "'''"),
+          fc.constantFrom("=", "+", "-", "@", "\t", "\r"),
+          fc.string(),
+        )
+        .map(([quotes, start, rest]) => quotes + start + rest),
+    );
+    fc.assert(
+      fc.property(text, (original) => {
+        const [row] = parse(csvCell(original), { relax_quotes: false });
+        expect(csvCellText(row?.[0] ?? "")).toBe(original);
+      }),
+    );
   });
 });
 
