@@ -87,6 +87,12 @@ describe("Download CSV on the scorecard pages", () => {
     expect(file.body.trimEnd().split("\r\n")).toHaveLength(1);
   });
 
+  it("takes the link's ids as given: spaces are part of an id", async () => {
+    const file = await project.get(`/app/scorecards.csv?baseCoinId=%20chainlink&${RANGE}`);
+    expect(file.statusCode).toBe(200);
+    expect(file.body.trimEnd().split("\r\n")).toHaveLength(1);
+  });
+
   it("a bad query is a 400 page naming the problem, not a file", async () => {
     const file = await acme.get("/app/scorecards/daily.csv?dateGte=2025-02-30");
     expect(file.statusCode).toBe(400);

@@ -142,7 +142,9 @@ describe("trading-reports scorecard", () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toBe("error: --from: Invalid date, expected YYYY-MM-DD\n");
     const backwards = await cli("scorecard", "--from", "2026-03-05", "--to", "2026-03-01");
-    expect(backwards.err).toBe("error: --to: dateGte (2026-03-05) is after dateLte (2026-03-01)\n");
+    expect(backwards.err).toBe("error: --to: --from (2026-03-05) is after --to (2026-03-01)\n");
+    const long = await cli("scorecard", "--from", "2024-01-01", "--to", "2026-01-01");
+    expect(long.err).toBe("error: --to: The range from --from to --to must not exceed 366 days\n");
     expect((await cli("scorecard", "--json", "--csv")).code).toBe(2);
   });
 

@@ -22,13 +22,14 @@ type Options = {
   daily?: boolean;
 };
 
-/** The query parameters the options stand for, to name the option in an error. */
+/** The query parameters the options stand for, to name the option in an error and its text. */
 const OPTION_OF: Record<string, string> = {
   organizationId: "--org",
   baseCoinId: "--coin",
   dateGte: "--from",
   dateLte: "--to",
 };
+const PARAMETER = /\b(organizationId|baseCoinId|dateGte|dateLte)\b/g;
 
 /**
  * `scorecard`: the operator's scorecards (every organization), computed by the same service as
@@ -60,7 +61,11 @@ export function registerScorecardCommand(program: Command, io: Io, withSystem: W
       ).catch((error: unknown) => {
         if (!(error instanceof ValidationError)) throw error;
         throw new ValidationError(
-          error.problems.map((p) => ({ ...p, path: OPTION_OF[p.path ?? ""] ?? p.path })),
+          error.problems.map((p) => ({
+            ...p,
+            path: OPTION_OF[p.path ?? ""] ?? p.path,
+            message: p.message.replace(PARAMETER, (name) => OPTION_OF[name] ?? name),
+          })),
         );
       });
       io.stdout.write(`${text}\n`);

@@ -99,7 +99,7 @@ const scorecards = {
     200: csvOrJson(
       "One scorecard per obligation market (JSON), or one CSV row per market",
       scorecardsResponseSchema.meta({ examples: [exampleScorecards] }),
-      `RFC 4180 CSV: a header row, then one row per obligation market. Columns: ${SCORECARD_CSV_COLUMNS.join(", ")}. Then two for each KPI set on some market, in catalogue order: <kpi>.daysMet, <kpi>.daysMissed (empty for a market whose periods do not set it). Empty cells are nulls.`,
+      `RFC 4180 CSV: a header row, then one row per obligation market. Columns: ${SCORECARD_CSV_COLUMNS.join(", ")}. Then two for each KPI judged on some market's due reported days (a key of some item's kpis in JSON), in catalogue order: <kpi>.daysMet, <kpi>.daysMissed (empty for a market with no such day). Empty cells are nulls.`,
       scorecardCsvLines(exampleScorecards),
     ),
     ...errors,

@@ -4,7 +4,7 @@ import type { Services } from "../../../services/index.js";
 import { sendDailyScorecardsCsv, sendScorecardsCsv } from "../../scorecard-csv-answer.js";
 import { type Html, html } from "../html.js";
 import type { DashboardPage } from "../page.js";
-import { parseFormQuery, queryString } from "./form-query.js";
+import { linkQuery, parseFormQuery, queryString } from "./form-query.js";
 
 const SUMMARY_PATH = "/app/scorecards.csv";
 const DAILY_PATH = "/app/scorecards/daily.csv";
@@ -20,12 +20,12 @@ export const scorecardDownloads: DashboardPage = {
     app.get("/scorecards.csv", { schema: { hide: true } }, async (request, reply) => {
       const result = await services.getScorecards(
         request.dashboard.caller,
-        parseFormQuery(scorecardQuerySchema, request.query),
+        parseFormQuery(scorecardQuerySchema, request.query, linkQuery),
       );
       return sendScorecardsCsv(reply, result);
     });
     app.get("/scorecards/daily.csv", { schema: { hide: true } }, async (request, reply) => {
-      const query = parseFormQuery(scorecardQuerySchema, request.query);
+      const query = parseFormQuery(scorecardQuerySchema, request.query, linkQuery);
       const result = await services.getDailyScorecards(request.dashboard.caller, query);
       return sendDailyScorecardsCsv(reply, result);
     });
