@@ -198,6 +198,12 @@ describe("the CLI", () => {
     const unknown = await cliDb.cli("report-card", "nope");
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain("No market maker has the id 'nope'");
+    await cliDb.cli("org", "create", "platform", "The Platform", "--kind", "operator");
+    const operator = await cliDb.cli("report-card", "platform");
+    expect(operator.code).toBe(1);
+    expect(operator.err).toBe(
+      "error: 'platform' is an operator organization; report cards are for market makers\n",
+    );
     expect((await cliDb.cli("report-card", "acme", "--month", "10-2026")).code).toBe(2);
   });
 

@@ -68,3 +68,8 @@ export function scopeReads(scope: ReadScope, organizationId: string, baseCoinId:
       return true;
   }
 }
+
+/** An organization of this kind, in words: "a project organization", "an operator organization". */
+export function organizationOfKind(kind: string): string {
+  return `${kind === "operator" ? "an" : "a"} ${kind} organization`;
+}

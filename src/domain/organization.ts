@@ -1,5 +1,6 @@
 import type { OrganizationKind } from "./caller.js";
 import type { Problem } from "./errors.js";
+import { unknownCoin } from "./reference-data.js";
 
 /** An organization's kind and coins as given (fixture entry or `org create`). */
 export type OrganizationProfile = {
@@ -25,7 +26,7 @@ export function organizationProfileProblems(
     }
     profile.coins.forEach((coin, i) => {
       if (!knownCoins.has(coin))
-        problems.push({ path: `coins.${i}`, message: `unknown coin '${coin}'` });
+        problems.push({ path: `coins.${i}`, message: unknownCoin(coin, knownCoins.size) });
       else if (profile.coins.indexOf(coin) < i) {
         problems.push({
           path: `coins.${i}`,

@@ -69,3 +69,13 @@ function pushTo<V>(map: Map<string, V[]>, key: string, value: V): void {
   if (list === undefined) map.set(key, [value]);
   else list.push(value);
 }
+
+/**
+ * The problem of a coin id not in the catalogue; with no coin loaded at all (a new database),
+ * it says how to load them, since no id could be right.
+ */
+export function unknownCoin(coinId: string, knownCoins: number): string {
+  const message = `unknown coin '${coinId}'`;
+  if (knownCoins > 0) return message;
+  return `${message}: no coins are loaded yet (load reference data first: trading-reports market-data sync, or market-data import FILE, such as demo/reference.json)`;
+}

@@ -1,8 +1,10 @@
 import type { z } from "zod";
+import { organizationOfKind } from "../domain/caller.js";
 import { utcDate } from "../domain/dates.js";
 import { describePeriod, overlaps } from "../domain/engagement.js";
 import { NotFoundError, ValidationError } from "../domain/errors.js";
 import { periodsOutsideEngagements } from "../domain/obligation-rules.js";
+import { unknownCoin } from "../domain/reference-data.js";
 import { engagementSchema } from "../schemas/fixture.js";
 import { parseOrRefuse } from "../schemas/problems.js";
 import { dateSchema } from "../schemas/report.js";
@@ -52,7 +54,7 @@ export function createEngagementAdmin(
         throw new ValidationError([
           {
             path: "organizationId",
-            message: `'${organizationId}' is a ${org.kind} organization; only market makers are engaged`,
+            message: `'${organizationId}' is ${organizationOfKind(org.kind)}; only market makers are engaged`,
           },
         ]);
       }
@@ -61,7 +63,10 @@ export function createEngagementAdmin(
       const snapshot = (await stores.references.snapshot()).snapshot;
       if (!snapshot.coins.some((c) => c.id === engagement.baseCoinId)) {
         throw new ValidationError([
-          { path: "baseCoinId", message: `unknown coin '${engagement.baseCoinId}'` },
+          {
+            path: "baseCoinId",
+            message: unknownCoin(engagement.baseCoinId, snapshot.coins.length),
+          },
         ]);
       }
       const fitted = await stores.transaction(async (tx) => {

@@ -8,7 +8,7 @@ import {
   marketProblem,
   overlappingPeriod,
 } from "../domain/obligation-rules.js";
-import type { ReferenceData } from "../domain/reference-data.js";
+import { type ReferenceData, unknownCoin } from "../domain/reference-data.js";
 
 /** One period to be written, where the input holds it, and the engagements that may hold it. */
 export type PeriodEntry = {
@@ -39,7 +39,7 @@ export function obligationProblems(
     if (!ref.coins.has(period.baseCoinId)) {
       problems.push({
         path: at(path, "baseCoinId"),
-        message: `unknown coin '${period.baseCoinId}'`,
+        message: unknownCoin(period.baseCoinId, ref.coins.size),
       });
       return;
     }

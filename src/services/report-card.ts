@@ -1,4 +1,4 @@
-import { type Caller, maySubmit } from "../domain/caller.js";
+import { type Caller, maySubmit, organizationOfKind } from "../domain/caller.js";
 import { addDays, EARLIEST_DATE, utcDate } from "../domain/dates.js";
 import { ForbiddenError, NotFoundError, ValidationError } from "../domain/errors.js";
 import {
@@ -34,8 +34,12 @@ export async function operatorReportCard(
   query: ReportCardQuery,
 ): Promise<ReportCard> {
   const organization = await deps.stores.organizations.organization(organizationId);
-  if (organization === undefined || organization.kind !== "market_maker")
+  if (organization === undefined)
     throw new NotFoundError(`No market maker has the id '${organizationId}'`);
+  if (organization.kind !== "market_maker")
+    throw new NotFoundError(
+      `'${organizationId}' is ${organizationOfKind(organization.kind)}; report cards are for market makers`,
+    );
   return reportCardOf(deps, organizationId, query);
 }
 
