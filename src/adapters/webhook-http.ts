@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { Agent, request } from "undici";
-import type { AttemptOutcome } from "../domain/webhook.js";
+import { type AttemptOutcome, retryAfterSeconds } from "../domain/webhook.js";
 import { forbiddenAddress, urlProblem } from "../domain/webhook-target.js";
 
 export type TargetPolicy = {
@@ -91,9 +91,13 @@ export function createWebhookSender(policy: TargetPolicy & { timeoutMs: number }
           return { statusCode: answer.statusCode, error: null };
         }
         const excerpt = await excerptOf(answer.body);
+        const wait = [429, 503].includes(answer.statusCode)
+          ? retryAfterSeconds(headerText(answer.headers["retry-after"]), new Date())
+          : undefined;
         return {
           statusCode: answer.statusCode,
           error: clip(`HTTP ${answer.statusCode}${excerpt ? `: ${excerpt}` : ""}`),
+          ...(wait === undefined ? {} : { retryAfterSeconds: wait }),
         };
       } catch (error) {
         return { statusCode: null, error: clip(describe(error, policy.timeoutMs)) };
@@ -154,3 +158,7 @@ function clip(text: string): string {
     ? `${line.slice(0, MAX_ERROR_LENGTH - 1).join("")}…`
     : line.join("");
 }
+
+/** A header's one value (a repeated header: its first). */
+const headerText = (value: string | string[] | undefined) =>
+  Array.isArray(value) ? value[0] : value;

@@ -82,7 +82,35 @@ export type AttemptOutcome = {
   statusCode: number | null;
   /** Null on success; else why it failed, with a short excerpt of the answer. */
   error: string | null;
+  /** A 429's or 503's Retry-After, in seconds (the receiver asked to wait), when it gave one. */
+  retryAfterSeconds?: number;
 };
+
+/** The longest wait a receiver's Retry-After may impose on one delivery's next attempt: 24 h. */
+export const MAX_RECEIVER_RETRY_AFTER_SECONDS = 24 * 3600;
+
+/**
+ * A Retry-After header's wait in seconds (RFC 9110 10.2.3: a number of seconds or an HTTP
+ * date), capped at MAX_RECEIVER_RETRY_AFTER_SECONDS; undefined when absent or unreadable.
+ */
+export function retryAfterSeconds(header: string | undefined, at: Date): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  const seconds = /^\d+$/.test(text)
+    ? Number(text)
+    : Math.ceil((Date.parse(text) - at.getTime()) / 1000);
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return Math.min(seconds, MAX_RECEIVER_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * The next scheduled attempt, put off until the receiver's Retry-After has passed when that is
+ * later; none when the schedule is used up (a Retry-After adds no attempt).
+ */
+export function postponedBy(scheduled: Date | null, at: Date, retryAfter: number | undefined) {
+  if (scheduled === null || retryAfter === undefined) return scheduled;
+  return new Date(Math.max(scheduled.getTime(), at.getTime() + retryAfter * 1000));
+}
 
 export const succeeded = (o: AttemptOutcome) =>
   o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 300;

@@ -8,6 +8,7 @@ import {
   DISABLE_AFTER_FAILING_MS,
   DISABLED_NOT_SENT,
   nextAttemptAt,
+  postponedBy,
   signatureHeader,
   succeeded,
   webhookBody,
@@ -200,7 +201,7 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
       at,
       ...outcome,
       succeeded: ok,
-      nextAttemptAt: ok ? null : nextAfter(options.retrySchedule, delivery, at),
+      nextAttemptAt: ok ? null : nextAfter(options.retrySchedule, delivery, at, outcome),
       manual: delivery.finalAttempt || delivery.resumeAt !== null,
       disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
     });
@@ -215,10 +216,18 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
 /**
  * The next attempt after a failed one: none after a manual retry of a failed or succeeded
  * delivery; the scheduled time it had after a manual retry of a pending one; else the retry
- * schedule's next delay, counting the scheduled attempts only.
+ * schedule's next delay, counting the scheduled attempts only. A receiver's Retry-After (429,
+ * 503) puts it off to then when that is later, adding no attempt.
  */
-function nextAfter(schedule: readonly number[], delivery: ClaimedDelivery, at: Date) {
+function nextAfter(
+  schedule: readonly number[],
+  delivery: ClaimedDelivery,
+  at: Date,
+  outcome: AttemptOutcome,
+) {
   if (delivery.finalAttempt) return null;
-  if (delivery.resumeAt !== null) return delivery.resumeAt;
-  return nextAttemptAt(schedule, delivery.attempts - delivery.manualAttempts + 1, at);
+  const scheduled =
+    delivery.resumeAt ??
+    nextAttemptAt(schedule, delivery.attempts - delivery.manualAttempts + 1, at);
+  return postponedBy(scheduled, at, outcome.retryAfterSeconds);
 }

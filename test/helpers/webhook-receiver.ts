@@ -18,6 +18,7 @@ export async function startReceiver() {
   const answers = new Map<string, number[]>();
   const hanging = new Set<string>();
   const delays = new Map<string, number>();
+  const retryAfters = new Map<string, string>();
   const open = new Map<string, number>();
   const peaks = new Map<string, number>();
   const server: Server = createServer((request, response) => {
@@ -35,7 +36,11 @@ export async function startReceiver() {
       if (hanging.has(path)) return;
       const status = answers.get(path)?.shift() ?? 200;
       const answer = () => {
-        response.writeHead(status, status === 302 ? { location: "http://127.0.0.1:9/" } : {});
+        const retryAfter = retryAfters.get(path);
+        response.writeHead(status, {
+          ...(status === 302 ? { location: "http://127.0.0.1:9/" } : {}),
+          ...(retryAfter === undefined ? {} : { "retry-after": retryAfter }),
+        });
         response.end(status >= 300 ? `nope ${"x".repeat(1000)}` : "ok");
       };
       const delay = delays.get(path);
@@ -53,6 +58,8 @@ export async function startReceiver() {
     /** The next answers of `path` (then 200). */
     answer: (path: string, ...statuses: number[]) => answers.set(path, statuses),
     hang: (path: string, on = true) => (on ? hanging.add(path) : hanging.delete(path)),
+    /** Sends this Retry-After header with every answer of `path`. */
+    retryAfter: (path: string, value: string) => retryAfters.set(path, value),
     /** Answers `path` after `ms`. */
     slow: (path: string, ms: number) => delays.set(path, ms),
     /** The most requests `path` had open at once. */
