@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Command, CommanderError } from "commander";
 import type { ExitStatus } from "./exit-status.js";
-import { duplicateKeys } from "./submission/duplicate-keys.js";
+import { refuseDuplicateKeys } from "./submission/duplicate-keys.js";
 import { RecordFileError, type RecordSource, readRecords } from "./submission/read-records.js";
 import { emptyResult, submitBatches } from "./submission/send-batches.js";
 import {
@@ -9,6 +9,7 @@ import {
   type SubmissionVersion,
   type SubmitResult,
 } from "./submission/submission-types.js";
+import { ExchangeLookupError, refuseV2Fields } from "./submission/v1-fields.js";
 import { createProgress, type Output, pipeOutput } from "./submit-progress.js";
 import {
   batchCount,
@@ -50,13 +51,10 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0    every batch stored, now or by an earlier run (with --dry-run: accepted)
   1    a record rejected, a batch failed or not sent, or one whose answer was lost
-  2    bad usage or an unusable file (unreadable, malformed, one record key twice)
+  2    bad usage or an unusable file (unreadable, malformed, one record key twice, v2 data with --v1)
   130  interrupted (Ctrl-C, SIGINT)
   143  stopped (SIGTERM)
 `;
-
-/** Duplicates named one by one; past these, counted. */
-const MAX_DUPLICATES_LISTED = 100;
 
 /** Adds `submit <file>`; the exit code goes to `exit`. */
 export function registerSubmitCommand(program: Command, io: SubmitIo, exit: ExitStatus): Command {
@@ -112,7 +110,13 @@ export async function runSubmit(
     source = await readRecords(file);
     if (source.records.length === 0) throw new UsageError(`${file}: no records to submit`);
     refuseDuplicateKeys(file, source, settings.version);
+    if (settings.version === "v1")
+      await refuseV2Fields(file, source, { ...settings, fetch: io.fetch });
   } catch (error) {
+    if (error instanceof ExchangeLookupError) {
+      io.stderr.write(`submit: ${error.message}\n`);
+      return EXIT_FAILED;
+    }
     if (!(error instanceof UsageError || error instanceof RecordFileError)) throw error;
     io.stderr.write(`submit: ${error.message}\n`);
     return EXIT_USAGE;
@@ -197,24 +201,6 @@ async function sendPass(
     process.off("SIGTERM", interrupted);
     progress.stop();
   }
-}
-
-/** Nothing is sent from a file holding one record key twice: the later would overwrite. */
-function refuseDuplicateKeys(file: string, source: RecordSource, version: SubmissionVersion) {
-  const duplicates = duplicateKeys(source.records, version);
-  if (duplicates.length === 0) return;
-  const count = duplicates.length === 1 ? "1 record has" : `${duplicates.length} records have`;
-  const lines = duplicates
-    .slice(0, MAX_DUPLICATES_LISTED)
-    .map(
-      ({ index, first }) =>
-        `${source.locate(index)}: Duplicate record key (same as ${source.locate(first)})`,
-    );
-  const unlisted = duplicates.length - lines.length;
-  if (unlisted > 0) lines.push(`… and ${unlisted} more`);
-  throw new UsageError(
-    `${file}: ${count} the record key of an earlier one (date, exchangeId, baseCoinId, quote, instrumentType); nothing was sent\n${lines.join("\n")}`,
-  );
 }
 
 function resolveSettings(options: SubmitCommandOptions, env: Record<string, string | undefined>) {

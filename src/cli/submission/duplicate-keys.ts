@@ -1,5 +1,9 @@
 import { quoteKeyOf } from "../../domain/report.js";
+import { RecordFileError, type RecordSource } from "./read-records.js";
 import type { SubmissionVersion } from "./submission-types.js";
+
+/** Duplicates named one by one; past these, counted. */
+const MAX_LISTED = 100;
 
 /** Record `index` has the record key of the earlier record `first` (zero-based, whole file). */
 export type DuplicateKey = { index: number; first: number };
@@ -46,4 +50,26 @@ function recordKey(record: unknown, version: SubmissionVersion): string | undefi
     typeof quoteCoinSymbol === "string" ? quoteCoinSymbol : null,
   );
   return JSON.stringify([date, exchangeId, baseCoinId, quote, instrumentType]);
+}
+
+/** Nothing is sent from a file holding one record key twice: the later would overwrite. */
+export function refuseDuplicateKeys(
+  file: string,
+  source: RecordSource,
+  version: SubmissionVersion,
+) {
+  const duplicates = duplicateKeys(source.records, version);
+  if (duplicates.length === 0) return;
+  const count = duplicates.length === 1 ? "1 record has" : `${duplicates.length} records have`;
+  const lines = duplicates
+    .slice(0, MAX_LISTED)
+    .map(
+      ({ index, first }) =>
+        `${source.locate(index)}: Duplicate record key (same as ${source.locate(first)})`,
+    );
+  const unlisted = duplicates.length - lines.length;
+  if (unlisted > 0) lines.push(`… and ${unlisted} more`);
+  throw new RecordFileError(
+    `${file}: ${count} the record key of an earlier one (date, exchangeId, baseCoinId, quote, instrumentType); nothing was sent\n${lines.join("\n")}`,
+  );
 }
