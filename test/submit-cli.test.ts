@@ -619,6 +619,20 @@ describe("submit command", () => {
     });
   });
 
+  it("--json says stored: true only when a batch was stored, by this run or (replayed) an earlier one", async () => {
+    const stored = async (args: string[]) => JSON.parse((await submit(args)).stdout).stored;
+    const file = writeRecords(3, "stored.csv");
+    const replayed = { status: 201, body: { createdCount: 3, updatedCount: 0 } };
+    const json = [...withServer(), "--json"];
+    // v2 without v2's fields: every batch rejected.
+    expect(await stored([file, ...json])).toBe(false);
+    expect(await stored([file, ...json, "--v1", "--key", "refused-key"])).toBe(false);
+    expect(await stored([file, ...json, "--v1", "--dry-run"])).toBe(false);
+    service.script.push({ ...replayed, headers: { "idempotent-replayed": "true" } });
+    expect(await stored([file, ...json, "--v1"])).toBe(true);
+    expect(await stored([file, ...json, "--v1"])).toBe(true);
+  });
+
   it("suggests a smaller --batch-size when a batch is too large for the service (413)", async () => {
     const message = "Request body is larger than the limit";
     service.script.push({ status: 413, body: { message, statusCode: 413 } });

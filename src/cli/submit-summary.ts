@@ -112,8 +112,14 @@ export function jsonSummary(
     version: settings.version,
     dryRun: settings.dryRun,
     allOrNothing: settings.allOrNothing,
-    /** False when nothing was stored: a dry run, or an all-or-nothing run that found problems. */
-    stored: settings.mode === "store",
+    /**
+     * True when a batch is known stored: answered 201 by this run's storing pass, or its kept
+     * 201 replayed (an earlier run stored it). False for a dry run, an all-or-nothing run that
+     * found problems, and a run whose every batch was rejected, failed, not sent (a refused key)
+     * or lost its answer (`mayBeStoredBatches` counts those).
+     */
+    stored:
+      settings.mode === "store" && result.created + result.updated + result.replayedBatches > 0,
     records: source.records.length,
     batches: batchCount(source, settings),
     created: result.created,
