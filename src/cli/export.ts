@@ -20,6 +20,7 @@ type ExportOptions = {
   out: string;
   baseCoinId?: string;
   exchangeId?: string;
+  organizationId?: string;
   dateGte?: string;
   dateLte?: string;
 };
@@ -38,6 +39,10 @@ export function registerExportCommand(program: Command, io: Io, exit: ExitStatus
     .option("--key <key>", "API key (default: $TRADING_REPORTS_API_KEY)")
     .option("--base-coin-id <id>", "only this base coin")
     .option("--exchange-id <id>", "only this exchange")
+    .option(
+      "--organization-id <id>",
+      "only this market maker's reports (project and operator keys; a market maker's key exports its own)",
+    )
     .option("--date-gte <date>", "from this date, inclusive")
     .option("--date-lte <date>", "up to this date, inclusive")
     .action(async (options: ExportOptions) => {
@@ -60,10 +65,10 @@ export async function runExport(options: ExportOptions, io: Io): Promise<number>
     return 2;
   }
   const client = createReportsClient({ url, key });
-  const { baseCoinId, exchangeId, dateGte, dateLte } = options;
+  const { baseCoinId, exchangeId, organizationId, dateGte, dateLte } = options;
   let answer: Awaited<ReturnType<typeof requestCsv>>;
   try {
-    answer = await requestCsv(client, { baseCoinId, exchangeId, dateGte, dateLte });
+    answer = await requestCsv(client, { baseCoinId, exchangeId, organizationId, dateGte, dateLte });
   } catch (error) {
     io.stderr.write(`error: cannot reach ${url}: ${(error as Error).message}\n`);
     return 1;
@@ -181,6 +186,7 @@ function describeFailure(error: unknown): string {
 const OPTION_OF: Record<string, string> = {
   baseCoinId: "--base-coin-id",
   exchangeId: "--exchange-id",
+  organizationId: "--organization-id",
   dateGte: "--date-gte",
   dateLte: "--date-lte",
 };
