@@ -13,7 +13,8 @@ Each batch is then stored with an Idempotency-Key made from the SHA-256 of its b
 all its retries: a batch whose answer was lost is answered from its kept 201 and never stored
 twice, and running the file again within 24 hours stores nothing twice either. Only a 409 (the
 same key in progress), 429, 503 (after Retry-After) and a lost connection or timeout are
-retried; a 400, 401, 403, 413 or 422 would only fail again.
+retried; a 400, 401, 403, 413 or 422 would only fail again. A batch answered from its kept 201
+(`idempotent-replayed: true`) was stored by an earlier run: counted apart, as nothing changed.
 """
 
 import argparse
@@ -61,7 +62,7 @@ def main() -> int:
     # Dry run: every batch is validated before any is stored.
     problems = []
     for offset, batch in batches:
-        status, body = post(url, key, batch, dry_run=True)
+        status, body, _ = post(url, key, batch, dry_run=True)
         if status == 400:
             problems += [in_file(problem, offset) for problem in body["message"]]
         elif status != 201:
@@ -73,31 +74,43 @@ def main() -> int:
         print(f"{len(problems)} problem(s); nothing stored", file=sys.stderr)
         return 1
 
-    created = updated = 0
+    created = updated = replayed_batches = replayed_records = 0
     for number, (offset, batch) in enumerate(batches):
-        status, body = post(url, key, batch, dry_run=False)
+        status, body, replayed = post(url, key, batch, dry_run=False)
         if status != 201:
             return stopped(number, offset, status, body)
+        if replayed:  # stored by an earlier run: its counts are that run's, nothing changed now
+            replayed_batches += 1
+            replayed_records += len(batch)
+            continue
         created += body["createdCount"]
         updated += body["updatedCount"]
-    print(f"created {created}, updated {updated} ({len(records)} records, {len(batches)} batches)")
+    summary = f"created {created}, updated {updated} ({len(records)} records, {len(batches)} batches)"
+    if replayed_batches:
+        summary += (f"; {replayed_batches} batch(es) ({replayed_records} records) already stored by"
+                    " an earlier run (answers replayed): nothing changed")
+    print(summary)
     return 0
 
 
 def post(url, key, batch, dry_run):
     """POSTs one batch, retrying 409, 429, 503 and a lost answer with the same request.
 
-    Returns (status, JSON body), or (None, the reason) when no answer came."""
+    Returns (status, JSON body, replayed), or (None, the reason, False) when no answer came.
+    `replayed`: the 201 is the kept answer of an earlier run's identical batch. One replayed to
+    a retry after this call's own answer was lost is this call's: not replayed."""
     body = json.dumps({"data": batch}).encode("utf-8")
     headers = {"Authorization": key, "Content-Type": "application/json"}
     headers["x-dry-run"] = "true" if dry_run else "false"
     if not dry_run:  # A dry run stores nothing: retrying it needs no key.
         headers["Idempotency-Key"] = "submit-py-v2-" + hashlib.sha256(body).hexdigest()
     request = urllib.request.Request(f"{url}/api/v2/report", body, headers, method="POST")
+    lost = False
     for attempt in range(RETRIES + 1):
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
-                return response.status, json.load(response)
+                replayed = response.headers.get("idempotent-replayed") == "true" and not lost
+                return response.status, json.load(response), replayed
         except urllib.error.HTTPError as error:
             status, answer = error.code, parse(error.read())
             delay = retry_after(error.headers.get("Retry-After"), default=2**attempt)
@@ -105,9 +118,10 @@ def post(url, key, batch, dry_run):
         except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out
             reason = getattr(error, "reason", error)
             status, answer, delay = None, f"no answer ({reason})", 2**attempt
+            lost = True
             what = answer if dry_run else f"{answer}: the batch may or may not be stored"
         if status not in (None, *RETRIED) or attempt == RETRIES:
-            return status, answer
+            return status, answer, False
         print(f"{what}; retrying in {delay:g} s", file=sys.stderr)
         time.sleep(delay)
     raise AssertionError("unreachable")

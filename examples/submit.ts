@@ -9,8 +9,9 @@
  * submission, each batch with an Idempotency-Key made from the SHA-256 of its body and kept
  * for all its retries, so that a batch whose answer was lost is answered from its kept 201,
  * never stored twice. Only a 409, 429, 503 (after Retry-After) and a lost connection or
- * timeout are retried; a 400, 401, 403, 413 or 422 would only fail again. The request and
- * response types come from the service's OpenAPI document.
+ * timeout are retried; a 400, 401, 403, 413 or 422 would only fail again. A batch answered
+ * from its kept 201 (`idempotent-replayed: true`) was stored by an earlier run: counted apart,
+ * as nothing changed. The request and response types come from the service's OpenAPI document.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -55,7 +56,9 @@ for (let offset = 0; offset < records.length; offset += batchSize) {
 /**
  * One batch, retried on 409, 429 and 503 after Retry-After seconds (else 1, 2, 4 s) and when
  * no answer came (a lost connection, 60 s without an answer), always with the same request.
- * Returns openapi-fetch's answer, or `{ what }` (why) when no answer came at all.
+ * Returns openapi-fetch's answer with `replayed` (the 201 is the kept answer of an earlier
+ * run's identical batch; one replayed to a retry after this call's own answer was lost is this
+ * call's), or `{ what }` (why) when no answer came at all.
  */
 async function submit(data: V2Record[], dryRun: boolean) {
   // The key is the body's digest (the client sends JSON.stringify of it); a dry run needs none.
@@ -63,6 +66,7 @@ async function submit(data: V2Record[], dryRun: boolean) {
   const header = dryRun
     ? { "x-dry-run": "true" }
     : { "x-dry-run": "false", "idempotency-key": `submit-ts-v2-${digest}` };
+  let lost = false;
   for (let attempt = 0; ; attempt++) {
     let what: string;
     let seconds = 2 ** attempt;
@@ -73,12 +77,14 @@ async function submit(data: V2Record[], dryRun: boolean) {
         signal: AbortSignal.timeout(60_000),
       });
       const { status, headers } = answer.response;
-      if (!RETRIED.includes(status) || attempt === RETRIES) return answer;
+      const replayed = headers.get("idempotent-replayed") === "true" && !lost;
+      if (!RETRIED.includes(status) || attempt === RETRIES) return { ...answer, replayed };
       seconds = retryAfterSeconds(headers.get("retry-after")) ?? seconds;
       what = `HTTP ${status}`;
     } catch (error) {
       const cause = (error as Error).cause ?? error;
       what = `no answer (${(cause as Error).message})`;
+      lost = true;
       if (!dryRun) what += ": the batch may or may not be stored";
       if (attempt === RETRIES) return { what };
     }
@@ -120,7 +126,7 @@ if (problems.length > 0) {
   stop(`${problems.length} problem(s); nothing stored`);
 }
 
-let [created, updated] = [0, 0];
+let [created, updated, replayedBatches, replayedRecords] = [0, 0, 0, 0];
 for (const [number, batch] of batches.entries()) {
   const answer = await submit(batch.data, false);
   if ("what" in answer || answer.data === undefined) {
@@ -138,9 +144,18 @@ for (const [number, batch] of batches.entries()) {
       "running this again is safe: stored batches are answered from their kept 201 (Idempotency-Key), not stored twice",
     );
   }
+  if (answer.replayed) {
+    // Stored by an earlier run: its counts are that run's, and nothing changed now.
+    replayedBatches += 1;
+    replayedRecords += batch.data.length;
+    continue;
+  }
   created += answer.data.createdCount;
   updated += answer.data.updatedCount;
 }
+const replays = replayedBatches
+  ? `; ${replayedBatches} batch(es) (${replayedRecords} records) already stored by an earlier run (answers replayed): nothing changed`
+  : "";
 console.log(
-  `created ${created}, updated ${updated} (${records.length} records, ${batches.length} batches)`,
+  `created ${created}, updated ${updated} (${records.length} records, ${batches.length} batches)${replays}`,
 );

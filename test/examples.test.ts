@@ -13,7 +13,8 @@ import { KEYS } from "./helpers/fixture.js";
  * The examples a market maker copies (examples/), run as they would run them against a test
  * service on a loopback port. In front of it, a proxy answers submissions with what `busy`
  * lists first (a 429 or 503 of a busy service with Retry-After: 1, another status, a dropped
- * connection, or "pass" to let one through) and records every submission's `x-dry-run` and
+ * connection, "lose" to let one through and drop the connection instead of its answer, or
+ * "pass" to let one through) and records every submission's `x-dry-run` and
  * `Idempotency-Key`, so that each example's retrying, and the key it retries with, is checked.
  */
 
@@ -101,9 +102,9 @@ describe("examples/ against a test service", () => {
     expect(keys(await storedIn("08"))).toEqual(keys(EXAMPLE.data));
   });
 
-  for (const [name, [command, args], month, badMonth, cutMonth] of [
-    ["submit.py", PYTHON, "09", "05", "03"],
-    ["submit.ts", TSX, "10", "06", "04"],
+  for (const [name, [command, args], month, badMonth, cutMonth, rerunMonth] of [
+    ["submit.py", PYTHON, "09", "05", "03", "01"],
+    ["submit.ts", TSX, "10", "06", "04", "02"],
   ] as const) {
     it(`${name} submits in batches after a dry run, retrying a 429, a 503 and a dropped connection with the batch's Idempotency-Key`, async () => {
       const { file, data } = recordsIn(month);
@@ -123,6 +124,22 @@ describe("examples/ against a test service", () => {
       expect([retry, again]).toEqual([first, first]);
       expect(second).toMatch(/^[!-~]{1,255}$/);
       expect(second).not.toBe(first);
+    });
+
+    it(`${name} says batches an earlier run stored (answers replayed) changed nothing, and counts its own lost answer's as its own`, async () => {
+      const { file, data } = recordsIn(rerunMonth);
+      // Two dry runs; the first batch is stored but its answer lost: the retry gets it replayed.
+      front.busy.push("pass", "pass", "lose");
+      const first = await example(command, [...args, file, "--batch-size", "4"]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(front.busy).toEqual([]);
+      expect(first.stdout).toBe("created 6, updated 0 (6 records, 2 batches)\n");
+      const again = await example(command, [...args, file, "--batch-size", "4"]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe(
+        "created 0, updated 0 (6 records, 2 batches); 2 batch(es) (6 records) already stored by an earlier run (answers replayed): nothing changed\n",
+      );
+      expect(keys(await storedIn(rerunMonth))).toEqual(keys(data));
     });
 
     it(`${name} does not retry a 422, and says which batches were stored before it`, async () => {
@@ -195,7 +212,7 @@ describe("the README's command for the examples", () => {
   });
 });
 
-type Busy = number | "drop" | "pass";
+type Busy = number | "drop" | "lose" | "pass";
 type BusyFront = {
   server: Server;
   url: string;
@@ -233,6 +250,12 @@ async function busyFront(port: number): Promise<BusyFront> {
         headers: request.headers,
       },
       (answer) => {
+        if (status === "lose") {
+          // Stored, but its answer never reaches the client.
+          answer.resume();
+          answer.on("end", () => request.socket.destroy());
+          return;
+        }
         response.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(response);
       },
