@@ -96,6 +96,16 @@ function resumeHint(freshKeys: boolean, lost: boolean): string {
     : `${again}: a batch already stored is answered from the service's record (its Idempotency-Key, within 24 hours), not stored twice`;
 }
 
+/**
+ * True when a batch is known stored: answered 201 by this run's storing pass, or its kept 201
+ * replayed (an earlier run stored it). False for a dry run, an all-or-nothing run that found
+ * problems, and a run whose every batch was rejected, failed, not sent (a refused key) or lost
+ * its answer (`mayBeStoredBatches` counts those).
+ */
+function knownStored(result: SubmitResult, mode: Mode): boolean {
+  return mode === "store" && result.created + result.updated + result.replayedBatches > 0;
+}
+
 export function jsonSummary(
   result: SubmitResult,
   source: RecordSource,
@@ -112,14 +122,7 @@ export function jsonSummary(
     version: settings.version,
     dryRun: settings.dryRun,
     allOrNothing: settings.allOrNothing,
-    /**
-     * True when a batch is known stored: answered 201 by this run's storing pass, or its kept
-     * 201 replayed (an earlier run stored it). False for a dry run, an all-or-nothing run that
-     * found problems, and a run whose every batch was rejected, failed, not sent (a refused key)
-     * or lost its answer (`mayBeStoredBatches` counts those).
-     */
-    stored:
-      settings.mode === "store" && result.created + result.updated + result.replayedBatches > 0,
+    stored: knownStored(result, settings.mode),
     records: source.records.length,
     batches: batchCount(source, settings),
     created: result.created,
