@@ -4,11 +4,10 @@ import {
   postponedBy,
   retryAfterSeconds,
 } from "../src/domain/webhook.js";
-import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
-import { accountabilityFixture } from "./helpers/accountability.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import type { TestApp } from "./helpers/app.js";
 import { KEYS } from "./helpers/fixture.js";
-import { eventually, type Receiver, startReceiver } from "./helpers/webhook-receiver.js";
+import { deliveryWorld } from "./helpers/webhook-jobs.js";
+import { eventually, type Receiver } from "./helpers/webhook-receiver.js";
 
 /** A receiver's Retry-After (on a 429 or a 503) puts the delivery's next attempt off, never on. */
 describe("Retry-After, read", () => {
@@ -39,29 +38,14 @@ describe("Retry-After, read", () => {
   });
 });
 
+let world: Awaited<ReturnType<typeof deliveryWorld>>;
 let t: TestApp;
 let receiver: Receiver;
-let job: WebhookJob;
-
 beforeAll(async () => {
-  t = await startTestApp({
-    fixture: accountabilityFixture(),
-    env: { WEBHOOK_ALLOW_INSECURE: "true" },
-  });
-  receiver = await startReceiver();
-  job = startWebhookDeliveries(t.database.stores, {
-    allowInsecure: true,
-    timeoutMs: 2_000,
-    retrySchedule: [0, 0],
-    concurrency: 2,
-    pollMs: 50,
-  });
+  world = await deliveryWorld({ retrySchedule: [0, 0] });
+  ({ t, receiver } = world);
 });
-afterAll(async () => {
-  await job?.stop();
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(async () => world?.close());
 
 type Entry = {
   status: string;
@@ -72,13 +56,7 @@ type Entry = {
 
 /** Subscribes `path`, sends it webhook.test, and waits for the first attempt's record. */
 async function firstAttempt(path: string): Promise<Entry> {
-  const created = await t.request({
-    method: "POST",
-    url: "/api/v1/webhooks",
-    key: KEYS.acme,
-    payload: { url: receiver.url(path), events: ["*"] },
-  });
-  const id = created.json().id;
+  const { id } = await world.subscribe(path);
   await t.request({ method: "POST", url: `/api/v1/webhooks/${id}/test`, key: KEYS.acme });
   return eventually(async () => {
     const log = await t.request({ url: `/api/v1/webhooks/${id}/deliveries`, key: KEYS.acme });

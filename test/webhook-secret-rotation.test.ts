@@ -1,58 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWebhookDeliveries, type WebhookJob } from "../src/jobs/webhook-deliveries.js";
-import { accountabilityFixture, READER_KEYS } from "./helpers/accountability.js";
-import { startTestApp, type TestApp } from "./helpers/app.js";
+import { READER_KEYS } from "./helpers/accountability.js";
+import type { TestApp } from "./helpers/app.js";
 import { KEYS } from "./helpers/fixture.js";
-import {
-  eventually,
-  type Received,
-  type Receiver,
-  startReceiver,
-  verified,
-} from "./helpers/webhook-receiver.js";
+import { deliveryWorld } from "./helpers/webhook-jobs.js";
+import { eventually, type Received, type Receiver, verified } from "./helpers/webhook-receiver.js";
 
 /**
  * POST /api/v1/webhooks/{id}/rotate-secret: a new secret, and the replaced one still signing
  * deliveries beside it until it expires, as the published `standardwebhooks` verifier sees it.
  */
+let world: Awaited<ReturnType<typeof deliveryWorld>>;
 let t: TestApp;
 let receiver: Receiver;
-let job: WebhookJob;
 // The service's clock runs `offsetMs` from the real one (the deliveries' clock is real time:
 // the verifier checks webhook-timestamp against it).
 let offsetMs = 0;
 
 beforeAll(async () => {
-  t = await startTestApp({
-    fixture: accountabilityFixture(),
-    env: { WEBHOOK_ALLOW_INSECURE: "true" },
-    now: () => new Date(Date.now() + offsetMs),
-  });
-  receiver = await startReceiver();
-  job = startWebhookDeliveries(t.database.stores, {
-    allowInsecure: true,
-    timeoutMs: 2_000,
-    retrySchedule: [0],
-    concurrency: 2,
-    pollMs: 50,
-  });
+  world = await deliveryWorld({ now: () => new Date(Date.now() + offsetMs), retrySchedule: [0] });
+  ({ t, receiver } = world);
 });
-afterAll(async () => {
-  await job?.stop();
-  await receiver?.close();
-  await t?.close();
-});
+afterAll(async () => world?.close());
 
-async function subscribe(path: string, key: string = KEYS.acme) {
-  const response = await t.request({
-    method: "POST",
-    url: "/api/v1/webhooks",
-    key,
-    payload: { url: receiver.url(path), events: ["*"] },
-  });
-  expect(response.statusCode).toBe(201);
-  return response.json() as { id: string; secret: string };
-}
+const subscribe = (path: string, key: string = KEYS.acme) => world.subscribe(path, key);
 
 const rotate = (id: string, payload?: unknown, key: string = KEYS.acme) =>
   t.request({
