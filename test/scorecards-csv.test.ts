@@ -160,3 +160,20 @@ describe("negotiation and errors", () => {
     expect(response.statusCode).toBe(401);
   });
 });
+
+describe("the OpenAPI document's CSV downloads", () => {
+  it("keeps the export's one file name and gives the scorecards theirs", async () => {
+    const document = (await w.t.app.inject({ url: "/openapi.json" })).json();
+    const headerOf = (path: string) => {
+      const ref = document.paths[path].get.responses["200"].headers["Content-Disposition"].$ref;
+      return document.components.headers[String(ref).split("/").at(-1) ?? ""].schema;
+    };
+    expect(headerOf("/api/v1/reports")).toEqual({
+      type: "string",
+      const: 'attachment; filename="reports.csv"',
+    });
+    for (const path of ["/api/v1/scorecards", "/api/v1/scorecards/daily"]) {
+      expect(headerOf(path).pattern).toMatch(/^\^attachment; filename="scorecards/);
+    }
+  });
+});

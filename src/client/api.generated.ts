@@ -1010,8 +1010,10 @@ export interface components {
         "X-Submission-Id": string;
         /** @description The created webhook's path, `/api/v1/webhooks/{id}` */
         Location: string;
-        /** @description A CSV answer is a download: `attachment; filename="reports.csv"`, or a scorecards file named after its range (`scorecards-2026-10-24-2026-11-22.csv`, `scorecards-daily-…`) */
-        "Content-Disposition": string;
+        /** @description A CSV answer is a download: `attachment; filename="reports.csv"` */
+        "Content-Disposition": "attachment; filename=\"reports.csv\"";
+        /** @description A CSV answer is a download named after its range: `scorecards-2026-10-24-2026-11-22.csv` (`scorecards-daily-…` day by day) */
+        "Scorecards-Content-Disposition": string;
     };
     pathItems: never;
 }
@@ -2784,7 +2786,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Disposition": components["headers"]["Scorecards-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,7 +3051,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Disposition": components["headers"]["Scorecards-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -38,9 +38,9 @@ const WINDOW_SECONDS = 60;
 
 const seconds = { type: "integer", format: "int32", minimum: 0, maximum: WINDOW_SECONDS };
 
-/** The Content-Disposition of CSV answers: the export's one name, or a scorecards file's range. */
-const CSV_ATTACHMENT =
-  '^attachment; filename="(reports|scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2})\\.csv"$';
+/** The Content-Disposition of a scorecards CSV: its range in the file's name. */
+const SCORECARDS_ATTACHMENT =
+  '^attachment; filename="scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv"$';
 
 /** The headers the service sends (see abuse/ and app.ts), defined once in the components. */
 function headers(options: DocumentOptions) {
@@ -95,12 +95,27 @@ function headers(options: DocumentOptions) {
       description: "The created webhook's path, `/api/v1/webhooks/{id}`",
       schema: { type: "string", pattern: "^/api/v1/webhooks/[0-9a-f-]{36}$", maxLength: 53 },
     },
-    "Content-Disposition": {
-      description: `A CSV answer is a download: \`attachment; filename="reports.csv"\`, or a scorecards file named after its range (\`scorecards-2026-10-24-2026-11-22.csv\`, \`scorecards-daily-…\`)`,
-      schema: { type: "string", pattern: CSV_ATTACHMENT, maxLength: 70 },
-    },
+    ...CSV_ATTACHMENTS,
   } as const;
 }
+
+/** The CSV answers are downloads: the export under one name, scorecards named by range. */
+const CSV_ATTACHMENTS = {
+  "Content-Disposition": {
+    description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
+    schema: { type: "string", const: 'attachment; filename="reports.csv"' },
+  },
+  "Scorecards-Content-Disposition": {
+    description:
+      "A CSV answer is a download named after its range: `scorecards-2026-10-24-2026-11-22.csv` (`scorecards-daily-…` day by day)",
+    schema: { type: "string", pattern: SCORECARDS_ATTACHMENT, maxLength: 70 },
+  },
+} as const;
+
+/** The name a header component is sent under, where it is not its own. */
+const SENT_AS: Partial<Record<HeaderName, string>> = {
+  "Scorecards-Content-Disposition": "Content-Disposition",
+};
 
 type HeaderName = keyof ReturnType<typeof headers>;
 
@@ -124,7 +139,12 @@ function headersOf(operation: Operation, status: string, response: Response): He
       names.push("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset");
   }
   if (status === "429" || status === "503") names.push("Retry-After");
-  if (response.content?.["text/csv"] !== undefined) names.push("Content-Disposition");
+  if (response.content?.["text/csv"] !== undefined)
+    names.push(
+      operation.operationId === "listReports"
+        ? "Content-Disposition"
+        : "Scorecards-Content-Disposition",
+    );
   const keyed = operation.parameters?.some((p) => p.in === "header" && p.name === IDEMPOTENCY_KEY);
   if (keyed && status === "201") names.push("Idempotent-Replayed");
   if (operation.operationId?.startsWith("submitReports") && LOGGED_STATUSES.has(status))
@@ -157,7 +177,7 @@ export function finishDocument(document: Document, options: DocumentOptions): vo
         const names = headersOf({ ...operation, security }, status, response);
         response.headers = {
           ...Object.fromEntries(
-            names.map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+            names.map((name) => [SENT_AS[name] ?? name, { $ref: `#/components/headers/${name}` }]),
           ),
           ...response.headers,
         };
