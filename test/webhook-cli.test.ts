@@ -57,8 +57,22 @@ describe("webhook commands", () => {
       "--previous-valid-for",
       "1w",
     );
-    expect(bad.code).toBe(1);
-    expect(bad.err).toContain("Expected number, received string");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toBe(
+      "error: --previous-valid-for: expected a whole number of seconds (0 to 604800), not '1w'\n",
+    );
+    const long = await cli(
+      "webhook",
+      "rotate-secret",
+      "acme",
+      created.id,
+      "--previous-valid-for",
+      "604801",
+    );
+    expect(long.code).toBe(1);
+    expect(long.err).toBe(
+      "error: --previous-valid-for: Number must be less than or equal to 604800\n",
+    );
     const other = await cli("webhook", "rotate-secret", "globex", created.id);
     expect(other.code).not.toBe(0);
     expect(other.err).toContain("Webhook not found");

@@ -17,6 +17,10 @@ describe("Retry-After, read", () => {
     expect(retryAfterSeconds(" 5 ", at)).toBe(5);
     expect(retryAfterSeconds("Sun, 29 Nov 2026 12:01:30 GMT", at)).toBe(90);
     expect(retryAfterSeconds("999999999", at)).toBe(MAX_RECEIVER_RETRY_AFTER_SECONDS);
+    expect(retryAfterSeconds("9".repeat(400), at)).toBe(MAX_RECEIVER_RETRY_AFTER_SECONDS);
+    // Free text is no date, however leniently Date.parse reads it.
+    expect(retryAfterSeconds("maintenance until 2027", at)).toBeUndefined();
+    expect(retryAfterSeconds("2027-01-01", at)).toBeUndefined();
     for (const unreadable of [
       undefined,
       "",

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { NotFoundError } from "../domain/errors.js";
+import { NotFoundError, ValidationError } from "../domain/errors.js";
 import type { System } from "../system.js";
 import { type Io, json } from "./admin.js";
+import { UsageError } from "./read-json.js";
 import { textTable } from "./text-table.js";
 
 type WithSystem = <T>(work: (system: System) => Promise<T>) => Promise<T>;
@@ -12,9 +13,15 @@ type Options = {
   previousValidFor?: string;
 };
 
-/** An option's text as a number when it reads as one, else as given (the schema says why not). */
-const numberOrText = (text: string | undefined) =>
-  text !== undefined && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+/** `--previous-valid-for`'s seconds: a whole number (its range is the service's to check). */
+function seconds(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(text))
+    throw new UsageError(
+      `--previous-valid-for: expected a whole number of seconds (0 to 604800), not '${text}'`,
+    );
+  return Number(text);
+}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -91,9 +98,14 @@ function registerRotateSecret(webhook: Command, run: ReturnType<typeof runner>) 
   ).action(
     run(
       (system, [org = "", id = ""], opts) =>
-        system.services.webhooks.rotateSecret(org, id, {
-          previousSecretValidForSeconds: numberOrText(opts.previousValidFor),
-        }),
+        system.services.webhooks
+          .rotateSecret(org, id, { previousSecretValidForSeconds: seconds(opts.previousValidFor) })
+          .catch((error: unknown) => {
+            if (!(error instanceof ValidationError)) throw error;
+            throw new ValidationError(
+              error.problems.map((p) => ({ ...p, path: "--previous-valid-for" })),
+            );
+          }),
       (r) =>
         `rotated the secret of webhook ${r.id}\nsecret: ${r.secret}\n(shown once: store it now)\n${
           r.previousSecretExpiresAt === null

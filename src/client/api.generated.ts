@@ -348,7 +348,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret
-         * @description Replaces the endpoint's signing secret with a new one, shown in this answer only. Until previousSecretExpiresAt every delivery's webhook-signature carries two signatures, by the new secret and by the replaced one (space-separated, as Standard Webhooks allows), so a receiver verifies with either: deploy the new secret to the receiver, then nothing fails meanwhile. A second rotation drops the secret the first one replaced. The body is optional.
+         * @description Replaces the endpoint's signing secret with a new one, shown in this answer only. Until previousSecretExpiresAt every delivery's webhook-signature carries two signatures, by the new secret and by the replaced one (space-separated, as Standard Webhooks allows), so a receiver verifies with either: deploy the new secret to the receiver, then nothing fails meanwhile. A rotation repeated within the window ends no secret: each replaced secret keeps its own window (one signature per valid secret, newest first; at most 10, then 409). previousSecretValidForSeconds 0 ends every earlier secret at once (a leaked secret). The body is optional.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -4792,7 +4792,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /**
@@ -4881,6 +4881,28 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "Not Found",
                      *       "message": "Webhook not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 10 replaced secrets still sign deliveries: rotate with previousSecretValidForSeconds 0, or wait */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "Conflict",
+                     *       "message": "10 replaced secrets of this webhook still sign deliveries: rotate with previousSecretValidForSeconds 0 (ends them all) or wait until one expires"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5521,7 +5543,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -5587,7 +5609,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -5658,7 +5680,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -5723,7 +5745,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -5786,7 +5808,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -5840,7 +5862,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt; refuse one far from your clock (replays) */
                 "webhook-timestamp": string;
-                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks) */
+                /** @description v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches. */
                 "webhook-signature": string;
             };
             path?: never;

@@ -20,17 +20,37 @@ export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 24 * 3600;
 /** How long a replaced secret stays valid when the rotation does not say: 24 hours. */
 export const DEFAULT_PREVIOUS_SECRET_SECONDS = 24 * 3600;
 
-/** An endpoint's secrets: the current one, and the one it replaced with its expiry, if any. */
-export type SigningSecrets = {
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-};
+/** A secret a rotation replaced, valid (it still signs deliveries) until `expiresAt`. */
+export type PreviousSecret = { secret: string; expiresAt: Date };
+
+/** An endpoint's secrets: the current one, and those it replaced, newest first. */
+export type SigningSecrets = { secret: string; previousSecrets: readonly PreviousSecret[] };
+
+/** At most this many replaced secrets are valid at once (each adds a signature to a delivery). */
+export const MAX_PREVIOUS_SECRETS = 10;
 
 /**
- * The `webhook-signature` header of an attempt at `at`: the current secret's signature, then,
- * while a rotated-out secret is still valid, its signature too, space-separated (Standard
- * Webhooks: a verifier accepts the delivery when any one signature matches its secret).
+ * The replaced secrets after a rotation at `now`: none when the rotation ends them at once
+ * (`expiresAt` null: a leak), else the secret replaced, valid until `expiresAt`, before the
+ * earlier ones still valid, so that a receiver holding any of them keeps verifying. `too_many`
+ * past MAX_PREVIOUS_SECRETS.
+ */
+export function secretsAfterRotation(
+  replaced: string,
+  previous: readonly PreviousSecret[],
+  expiresAt: Date | null,
+  now: Date,
+): PreviousSecret[] | "too_many" {
+  if (expiresAt === null) return [];
+  const valid = previous.filter((p) => p.expiresAt.getTime() > now.getTime());
+  if (valid.length >= MAX_PREVIOUS_SECRETS) return "too_many";
+  return [{ secret: replaced, expiresAt }, ...valid];
+}
+
+/**
+ * The `webhook-signature` header of an attempt at `at`: the current secret's signature, then
+ * that of each replaced secret still valid, space-separated (Standard Webhooks: a verifier
+ * accepts the delivery when any one signature matches its secret).
  */
 export function signatureHeader(
   secrets: SigningSecrets,
@@ -39,11 +59,10 @@ export function signatureHeader(
   timestamp: number,
   body: string,
 ): string {
-  const current = signWebhook(secrets.secret, id, timestamp, body);
-  const { previousSecret, previousSecretExpiresAt } = secrets;
-  if (previousSecret === null || previousSecretExpiresAt === null) return current;
-  if (at.getTime() >= previousSecretExpiresAt.getTime()) return current;
-  return `${current} ${signWebhook(previousSecret, id, timestamp, body)}`;
+  const valid = secrets.previousSecrets.filter((p) => at.getTime() < p.expiresAt.getTime());
+  return [secrets.secret, ...valid.map((p) => p.secret)]
+    .map((secret) => signWebhook(secret, id, timestamp, body))
+    .join(" ");
 }
 
 /**
@@ -96,12 +115,19 @@ export const MAX_RECEIVER_RETRY_AFTER_SECONDS = 24 * 3600;
 export function retryAfterSeconds(header: string | undefined, at: Date): number | undefined {
   if (header === undefined) return undefined;
   const text = header.trim();
-  const seconds = /^\d+$/.test(text)
-    ? Number(text)
-    : Math.ceil((Date.parse(text) - at.getTime()) / 1000);
+  let seconds: number;
+  // A number of seconds, however many digits (a huge one is the longest wait), or an HTTP
+  // date in its one current form (IMF-fixdate): free text is no date, however Date reads it.
+  if (/^\d+$/.test(text)) seconds = text.length > 9 ? Number.MAX_SAFE_INTEGER : Number(text);
+  else if (HTTP_DATE.test(text)) seconds = Math.ceil((Date.parse(text) - at.getTime()) / 1000);
+  else return undefined;
   if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
   return Math.min(seconds, MAX_RECEIVER_RETRY_AFTER_SECONDS);
 }
+
+/** RFC 9110 5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const HTTP_DATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * The next scheduled attempt, put off until the receiver's Retry-After has passed when that is

@@ -1,3 +1,4 @@
+import { CSV_ATTACHMENTS, markOptionalBodies } from "./openapi-special-cases.js";
 import { REQUEST_ID_MAX_LENGTH } from "./request-id.js";
 
 export type DocumentOptions = {
@@ -37,10 +38,6 @@ type Document = {
 const WINDOW_SECONDS = 60;
 
 const seconds = { type: "integer", format: "int32", minimum: 0, maximum: WINDOW_SECONDS };
-
-/** The Content-Disposition of a scorecards CSV: its range in the file's name. */
-const SCORECARDS_ATTACHMENT =
-  '^attachment; filename="scorecards(-daily)?-\\d{4}-\\d{2}-\\d{2}-\\d{4}-\\d{2}-\\d{2}\\.csv"$';
 
 /** The headers the service sends (see abuse/ and app.ts), defined once in the components. */
 function headers(options: DocumentOptions) {
@@ -99,21 +96,8 @@ function headers(options: DocumentOptions) {
   } as const;
 }
 
-/** The CSV answers are downloads: the export under one name, scorecards named by range. */
-const CSV_ATTACHMENTS = {
-  "Content-Disposition": {
-    description: 'A CSV answer is a download: `attachment; filename="reports.csv"`',
-    schema: { type: "string", const: 'attachment; filename="reports.csv"' },
-  },
-  "Scorecards-Content-Disposition": {
-    description:
-      "A CSV answer is a download named after its range: `scorecards-2026-10-24-2026-11-22.csv` (`scorecards-daily-…` day by day)",
-    schema: { type: "string", pattern: SCORECARDS_ATTACHMENT, maxLength: 70 },
-  },
-} as const;
-
 /** The name a header component is sent under, where it is not its own. */
-const SENT_AS: Partial<Record<HeaderName, string>> = {
+const SENT_AS: Partial<Record<string, string>> = {
   "Scorecards-Content-Disposition": "Content-Disposition",
 };
 
@@ -184,6 +168,7 @@ export function finishDocument(document: Document, options: DocumentOptions): vo
       }
     }
   }
+  markOptionalBodies(document);
   document.components = { ...document.components, headers: headers(options) };
   shareUnauthorized(document);
   const schemas = document.components.schemas ?? {};

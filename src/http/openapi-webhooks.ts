@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PREVIOUS_SECRETS } from "../domain/webhook.js";
 import { webhookEventBodies } from "../schemas/webhook-events.js";
 
 const HEADERS = [
@@ -16,8 +17,12 @@ const HEADERS = [
   {
     name: "webhook-signature",
     description:
-      'v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks)',
-    schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/=]+$", maxLength: 200 },
+      'v1, and the base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>" keyed with the base64-decoded part of the secret after whsec_ (Standard Webhooks). After a secret rotation, for a while, one such signature per valid secret, newest first, separated by spaces: accept the delivery when any one matches.',
+    schema: {
+      type: "string",
+      pattern: "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$",
+      maxLength: (MAX_PREVIOUS_SECRETS + 1) * 48,
+    },
   },
 ];
 

@@ -43,15 +43,23 @@ export function acceptUtf8JsonOnly(app: FastifyInstance): void {
 }
 
 /**
- * A route that takes no body (DELETE /api/v1/webhooks/{id}, POST …/test, …/retry) answers an
- * empty body labelled `application/json` as if none came: many clients send that header on
- * every call. Routes that take a body still answer an empty one "Malformed JSON body".
+ * A route that takes no body (DELETE /api/v1/webhooks/{id}, POST …/test, …/retry), or takes
+ * an optional one (…/rotate-secret), answers an empty body labelled `application/json` as if
+ * none came: many clients send that header on every call. Routes that need a body still
+ * answer an empty one "Malformed JSON body".
  */
 export function emptyBodiesAreNoBodies(api: FastifyInstance): void {
   api.addHook("onRequest", async (request) => {
-    if (request.routeOptions.schema?.body === undefined && hasNoBody(request.headers))
+    if (hasNoBody(request.headers) && takesNoBody(request.routeOptions.schema?.body))
       delete request.headers["content-type"];
   });
+}
+
+/** No body schema, or one that no body satisfies (an optional body). */
+function takesNoBody(schema: unknown): boolean {
+  if (schema === undefined) return true;
+  const parse = (schema as { safeParse?: (value: unknown) => { success: boolean } }).safeParse;
+  return typeof parse === "function" && parse.call(schema, undefined).success;
 }
 
 /** `Content-Length: 0`, or neither a length nor a transfer coding (as `curl -X DELETE` sends). */

@@ -209,6 +209,7 @@ async function recordAll(stores: Stores, options: WebhookJobOptions, attempts: F
       await stores.webhooks.failPending(
         recorded.webhookId,
         `${DISABLED_NOT_SENT} after failing for 5 days`,
+        { id: delivery.id, disabledBy: "the webhook was disabled after failing for 5 days" },
       );
   }
 }

@@ -5,6 +5,8 @@ import {
   DEFAULT_PREVIOUS_SECRET_SECONDS,
   DISABLED_NOT_SENT,
   generateWebhookSecret,
+  MAX_PREVIOUS_SECRETS,
+  secretsAfterRotation,
   UNSUBSCRIBED_NOT_SENT,
 } from "../domain/webhook.js";
 import { parseOrRefuse } from "../schemas/problems.js";
@@ -104,25 +106,29 @@ export function createWebhookServices(stores: Stores, now: () => Date, options: 
 
     /**
      * A new signing secret, shown in this answer only. The replaced one keeps signing
-     * deliveries beside it for `previousSecretValidForSeconds` (default 24 hours; 0: not at
-     * all), so that receivers can move to the new secret without rejecting a delivery.
+     * deliveries beside it for `previousSecretValidForSeconds` (default 24 hours), as do the
+     * ones replaced earlier until their own expiry, so that receivers can move to the new
+     * secret without rejecting a delivery; 0 ends them all (a leak).
      */
     async rotateSecret(organizationId: string, id: string, body: unknown) {
       await requireWebhook(organizationId, id);
       const input = parseOrRefuse(rotateSecretSchema, body ?? {});
       const seconds = input.previousSecretValidForSeconds ?? DEFAULT_PREVIOUS_SECRET_SECONDS;
       const at = now();
-      const previousExpiresAt = seconds === 0 ? null : new Date(at.getTime() + seconds * 1000);
+      const expiresAt = seconds === 0 ? null : new Date(at.getTime() + seconds * 1000);
       const secret = generateWebhookSecret();
-      const rotated = await stores.webhookSecrets.rotate({
-        organizationId,
-        id,
-        secret,
-        previousExpiresAt,
-        now: at,
+      await stores.transaction(async (tx) => {
+        // Rotations of one endpoint one after another: none loses a secret another kept.
+        const stored = await tx.webhookSecrets.lockSecrets(organizationId, id);
+        if (stored === undefined) throw notFound();
+        const previous = secretsAfterRotation(stored.secret, stored.previousSecrets, expiresAt, at);
+        if (previous === "too_many")
+          throw new ConflictError(
+            `${MAX_PREVIOUS_SECRETS} replaced secrets of this webhook still sign deliveries: rotate with previousSecretValidForSeconds 0 (ends them all) or wait until one expires`,
+          );
+        await tx.webhookSecrets.store(id, secret, previous, at);
       });
-      if (!rotated) throw notFound();
-      return { id, secret, previousSecretExpiresAt: previousExpiresAt?.toISOString() ?? null };
+      return { id, secret, previousSecretExpiresAt: expiresAt?.toISOString() ?? null };
     },
 
     /** Queues a `webhook.test` event for this endpoint only. */

@@ -91,8 +91,8 @@ export type Tables = {
     events: string[];
     description: string | null;
     secret: string;
-    previous_secret: Generated<string | null>;
-    previous_secret_expires_at: Generated<Date | null>;
+    /** `[{secret, expiresAt}]`, newest first (domain PreviousSecret, dates as text). */
+    previous_secrets: Generated<unknown>;
     disabled: Generated<boolean>;
     failing_since: Generated<Date | null>;
     created_at: Generated<Date>;

@@ -1,9 +1,11 @@
 import { type Kysely, sql } from "kysely";
+import type { PreviousSecret } from "../domain/webhook.js";
 import { DISABLED_NOT_SENT, UNSUBSCRIBED_NOT_SENT } from "../domain/webhook.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 import { type ClaimShares, pickDue } from "./webhook-claim-picks.js";
 import { endpointHears, endpointSubscribes } from "./webhook-event-store.js";
+import { previousSecretsOf } from "./webhook-secret-store.js";
 
 /** A delivery taken for one attempt, with what the attempt sends. */
 export type ClaimedDelivery = {
@@ -13,9 +15,8 @@ export type ClaimedDelivery = {
   attempts: number;
   url: string;
   secret: string;
-  /** The secret a rotation replaced, while it is valid (see signatureHeader). */
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
+  /** The secrets rotations replaced (see signatureHeader). */
+  previousSecrets: PreviousSecret[];
   type: string;
   occurredAt: Date;
   /** The event's data as stored (the same text on every attempt). */
@@ -94,6 +95,7 @@ export function createWebhookDeliveryStore(db: Kysely<Tables>) {
         ${take(leaseUntil)}`.execute(db);
       return result.rows.map((r) => ({
         ...r,
+        previousSecrets: previousSecretsOf(r.previousSecrets),
         occurredAt: new Date(r.occurredAt),
         resumeAt: r.resumeAt === null ? null : new Date(r.resumeAt),
       }));
@@ -172,12 +174,11 @@ const take = (leaseUntil: Date) => sql`taken as (
   from due, webhooks w, webhook_events e
   where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
   returning d.id, d.webhook_id as "webhookId", d.attempts, w.url, w.secret,
-    w.previous_secret as "previousSecret",
-    w.previous_secret_expires_at as "previousSecretExpiresAt", e.type,
+    w.previous_secrets as "previousSecrets", e.type,
     e.occurred_at as "occurredAt", e.data::text as "dataJson", d.final_attempt as "finalAttempt",
     d.manual_attempts as "manualAttempts", d.resume_at as "resumeAt", due.in_scope
 )
-select id, "webhookId", attempts, url, secret, "previousSecret", "previousSecretExpiresAt", type,
+select id, "webhookId", attempts, url, secret, "previousSecrets", type,
   "occurredAt", "dataJson", "finalAttempt",
   "manualAttempts", "resumeAt"
 from taken where in_scope`;

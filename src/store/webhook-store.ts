@@ -25,6 +25,7 @@ export type StoredDelivery = {
   nextAttemptAt: string | null;
 };
 
+type Attempted = { id: string; disabledBy: string };
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 function webhookOf(row: Selectable<Tables["webhooks"]>): StoredWebhook {
@@ -118,9 +119,8 @@ export function createWebhookStore(db: Kysely<Tables>) {
       patch: { url?: string; events?: string[]; description?: string | null; disabled?: boolean },
       now: Date,
     ): Promise<StoredWebhook | undefined> {
-      // A lock that waits for the transactions queueing deliveries for this endpoint (they hold
-      // a key-share lock on it): run in one transaction with failPending, which then fails
-      // theirs too; those that start later wait for it and see the endpoint disabled.
+      // Waits for the transactions queueing deliveries for it (a key-share lock): failPending, in
+      // this transaction, then fails theirs too; later ones wait and see the endpoint disabled.
       if (patch.disabled === true)
         await sql`select 1 from webhooks where id = ${id} and organization_id = ${organizationId}
           for update`.execute(db);
@@ -231,11 +231,13 @@ export function createWebhookStore(db: Kysely<Tables>) {
           and w.id = d.webhook_id and e.id = d.event_id and not ${endpointSubscribes}`.execute(db);
     },
 
-    /** Fails the pending deliveries of the endpoint if it is disabled, saying why. */
-    async failPending(webhookId: string, reason: string): Promise<void> {
+    /** Fails a disabled endpoint's pending deliveries; `attempted` (it disabled it) keeps its answer. */
+    async failPending(webhookId: string, reason: string, attempted?: Attempted) {
       await sql`
         update webhook_deliveries d set status = 'failed', next_attempt_at = null,
-          last_error = ${reason}
+          last_error = case when d.id = ${attempted?.id ?? null}::uuid then left(
+            ${attempted?.disabledBy ?? ""} || '; last attempt: ' || d.last_error, 300)
+            else ${reason} end
         from webhooks w
         where d.webhook_id = ${webhookId} and d.status = 'pending'
           and w.id = d.webhook_id and w.disabled`.execute(db);

@@ -6,14 +6,14 @@ import {
   webhookParamsSchema,
 } from "../../schemas/webhook.js";
 import type { Services } from "../../services/index.js";
-import { authenticatedErrors, objectBodyErrors } from "../openapi-responses.js";
+import { authenticatedErrors, errorResponse, objectBodyErrors } from "../openapi-responses.js";
 import { notFound } from "./webhooks.js";
 
 const rotate = {
   operationId: "rotateWebhookSecret",
   summary: "Rotate a webhook's signing secret",
   description:
-    "Replaces the endpoint's signing secret with a new one, shown in this answer only. Until previousSecretExpiresAt every delivery's webhook-signature carries two signatures, by the new secret and by the replaced one (space-separated, as Standard Webhooks allows), so a receiver verifies with either: deploy the new secret to the receiver, then nothing fails meanwhile. A second rotation drops the secret the first one replaced. The body is optional.",
+    "Replaces the endpoint's signing secret with a new one, shown in this answer only. Until previousSecretExpiresAt every delivery's webhook-signature carries two signatures, by the new secret and by the replaced one (space-separated, as Standard Webhooks allows), so a receiver verifies with either: deploy the new secret to the receiver, then nothing fails meanwhile. A rotation repeated within the window ends no secret: each replaced secret keeps its own window (one signature per valid secret, newest first; at most 10, then 409). previousSecretValidForSeconds 0 ends every earlier secret at once (a leaked secret). The body is optional.",
   tags: ["webhooks"],
   params: webhookParamsSchema,
   body: rotateSecretSchema.optional(),
@@ -33,6 +33,12 @@ const rotate = {
       message: "Number must be less than or equal to 604800",
     }),
     ...notFound,
+    409: errorResponse(
+      409,
+      "Conflict",
+      "10 replaced secrets still sign deliveries: rotate with previousSecretValidForSeconds 0, or wait",
+      "10 replaced secrets of this webhook still sign deliveries: rotate with previousSecretValidForSeconds 0 (ends them all) or wait until one expires",
+    ),
     ...authenticatedErrors,
   },
 };
