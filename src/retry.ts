@@ -4,27 +4,14 @@
  * choice, but its current majors need Node 22 (README, Decisions).
  */
 
+// The reading of `Retry-After` is pure, so the domain (webhook deliveries) uses it too.
+export { retryAfterMs } from "./domain/retry-after.js";
+
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Exponential back-off: `baseMs` before the first retry, doubling, never above `capMs`. */
 export function backoffMs(retry: number, limits: { baseMs: number; capMs: number }): number {
   return Math.min(limits.capMs, limits.baseMs * 2 ** (retry - 1));
-}
-
-/**
- * `Retry-After` in delay-seconds or as an HTTP date, in milliseconds from `now`, within 0 and
- * `capMs` (a day-long ban is not waited for blindly); undefined when absent or unreadable.
- */
-export function retryAfterMs(
-  header: string | null | undefined,
-  capMs: number,
-  now = Date.now(),
-): number | undefined {
-  if (header === null || header === undefined || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - now;
-  if (Number.isNaN(ms)) return undefined;
-  return Math.min(capMs, Math.max(0, ms));
 }
 
 export type RetryPolicy<T> = {

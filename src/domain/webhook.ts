@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { retryAfterMs } from "./retry-after.js";
 
 /** A new endpoint's signing secret: `whsec_` and the base64 of 32 random bytes (CONTRACT 7). */
 export function generateWebhookSecret(): string {
@@ -113,16 +114,14 @@ export const MAX_RECEIVER_RETRY_AFTER_SECONDS = 24 * 3600;
  * date), capped at MAX_RECEIVER_RETRY_AFTER_SECONDS; undefined when absent or unreadable.
  */
 export function retryAfterSeconds(header: string | undefined, at: Date): number | undefined {
-  if (header === undefined) return undefined;
-  const text = header.trim();
-  let seconds: number;
-  // A number of seconds, however many digits (a huge one is the longest wait), or an HTTP
-  // date in its one current form (IMF-fixdate): free text is no date, however Date reads it.
-  if (/^\d+$/.test(text)) seconds = text.length > 9 ? Number.MAX_SAFE_INTEGER : Number(text);
-  else if (HTTP_DATE.test(text)) seconds = Math.ceil((Date.parse(text) - at.getTime()) / 1000);
-  else return undefined;
-  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
-  return Math.min(seconds, MAX_RECEIVER_RETRY_AFTER_SECONDS);
+  const text = header?.trim() ?? "";
+  // Stricter than retryAfterMs alone: a whole number of seconds (however many digits: a huge
+  // one is the longest wait) or an HTTP date in its one current form (IMF-fixdate); free
+  // text is no date, however Date.parse reads it.
+  if (!/^\d+$/.test(text) && !HTTP_DATE.test(text)) return undefined;
+  const capMs = MAX_RECEIVER_RETRY_AFTER_SECONDS * 1000;
+  const ms = /^\d{16,}$/.test(text) ? capMs : retryAfterMs(text, capMs, at.getTime());
+  return ms === undefined || ms <= 0 ? undefined : Math.ceil(ms / 1000);
 }
 
 /** RFC 9110 5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`. */

@@ -1,6 +1,9 @@
 import { type Kysely, sql } from "kysely";
-import type { PreviousSecret } from "../domain/webhook.js";
-import { DISABLED_NOT_SENT, UNSUBSCRIBED_NOT_SENT } from "../domain/webhook.js";
+import {
+  DISABLED_NOT_SENT,
+  type PreviousSecret,
+  UNSUBSCRIBED_NOT_SENT,
+} from "../domain/webhook.js";
 import { textArrayLiteral } from "./pg-arrays.js";
 import type { Tables } from "./tables.js";
 import { type ClaimShares, pickDue } from "./webhook-claim-picks.js";
